@@ -1,0 +1,86 @@
+"""Worked examples from the slides, built so that the slides' numbers come out exactly.
+
+Public API::
+
+    ex = thinking_machines()      # ThinkingMachines(x (2, 512), W_q, W_k, W_v (512, 64))
+    q = ex.x @ ex.W_q             # q1 . k1 = 112, q1 . k2 = 96 exactly
+
+Lecture 03; the "Thinking Machines" example of Alammar's "The Illustrated Transformer".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+__all__ = ["ThinkingMachines", "thinking_machines"]
+
+
+@dataclass(frozen=True)
+class ThinkingMachines:
+    """Embeddings of "Thinking" and "Machines" and the three projection matrices.
+
+    x: (2, d_model) embeddings x1, x2.  W_q, W_k, W_v: (d_model, d_k).
+    All entries are small integers, so every dot product below is exact in float32.
+    """
+
+    words: tuple[str, str]
+    x: torch.Tensor
+    W_q: torch.Tensor
+    W_k: torch.Tensor
+    W_v: torch.Tensor
+
+
+def _hit(value_of, x: np.ndarray, target: int, max_steps: int = 10_000) -> np.ndarray:
+    """Greedy coordinate search over entries in {-1, 0, 1} until value_of(x) == target."""
+    x = x.copy()
+    for _ in range(max_steps):
+        gap = value_of(x) - target
+        if gap == 0:
+            return x
+        best = None
+        for i in range(x.size):  # try every single-entry change, keep the one closest to target
+            old = x[i]
+            for new in (-1, 0, 1):
+                if new == old:
+                    continue
+                x[i] = new
+                d = abs(value_of(x) - target)
+                if best is None or d < best[0]:
+                    best = (d, i, new)
+            x[i] = old
+        if best[0] >= abs(gap):
+            break
+        x[best[1]] = best[2]
+    raise RuntimeError(f"search did not reach {target}")  # pragma: no cover
+
+
+def thinking_machines(d_model: int = 512, d_k: int = 64, seed: int = 0) -> ThinkingMachines:
+    """Integer embeddings and projections with q1 . k1 = 112 and q1 . k2 = 96.
+
+    The projections W^Q, W^K, W^V are sparse random {-1, 0, 1} matrices; x1 is then found by
+    a deterministic greedy search so that (x1 W^Q) . (x1 W^K) = 112, and x2 so that
+    (x1 W^Q) . (x2 W^K) = 96. A trained model's numbers are arbitrary floats; these are chosen
+    so the arithmetic of the slides can be followed exactly.
+
+    Lecture 03.
+    """
+    if d_model < 8 or d_k < 4:
+        raise ValueError(f"need d_model >= 8 and d_k >= 4, got d_model={d_model}, d_k={d_k}")
+    rng = np.random.default_rng(seed)
+    W_q, W_k, W_v = (
+        rng.choice([-1, 0, 1], p=[0.1, 0.8, 0.1], size=(d_model, d_k)).astype(np.int64)
+        for _ in range(3)
+    )
+    x1 = rng.choice([-1, 0, 1], p=[0.25, 0.5, 0.25], size=d_model).astype(np.int64)
+    x2 = rng.choice([-1, 0, 1], p=[0.25, 0.5, 0.25], size=d_model).astype(np.int64)
+    A = W_q @ W_k.T  # q1 . k1 = x1 A x1
+    x1 = _hit(lambda x: int(x @ A @ x), x1, 112)
+    c = W_k @ (x1 @ W_q)  # q1 . k2 = c . x2, linear in x2
+    x2 = _hit(lambda x: int(c @ x), x2, 96)
+    to_t = lambda a: torch.tensor(a, dtype=torch.float32)  # noqa: E731
+    return ThinkingMachines(
+        ("Thinking", "Machines"), to_t(np.stack([x1, x2])), to_t(W_q), to_t(W_k), to_t(W_v)
+    )

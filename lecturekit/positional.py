@@ -1,0 +1,140 @@
+"""Positional encodings: the fixed sinusoidal table of Vaswani et al., and a learned alternative.
+
+Public API::
+
+    P = sinusoidal_encoding(max_len, d_model)   # (max_len, d_model); even dims sin, odd dims cos
+    M = shift_matrix(k, d_model)                # (d_model, d_model) with P[t + k] = M @ P[t]
+    SinusoidalPositionalEncoding(d_model, max_len=5000)(x)   # x (B, T, D) -> x + P[:T]
+    LearnedPositionalEmbedding(max_len, d_model)(x)          # x (B, T, D) -> x + E[:T]
+
+Odd d_model is rejected with ValueError: the encoding is made of (sin, cos) pairs, one pair per
+frequency, and the shift property P[t+k] = M_k P[t] needs every pair complete.
+
+Lecture 05; Vaswani et al. 2017 section 3.5.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+__all__ = [
+    "sinusoidal_encoding",
+    "frequencies",
+    "shift_matrix",
+    "SinusoidalPositionalEncoding",
+    "LearnedPositionalEmbedding",
+]
+
+
+def _check_sizes(max_len: int | None, d_model: int) -> None:
+    checks = (("d_model", d_model),) if max_len is None else (("max_len", max_len), ("d_model", d_model))
+    for name, val in checks:
+        if isinstance(val, bool) or not isinstance(val, int) or val <= 0:
+            raise ValueError(f"{name} must be a positive integer, got {val!r}")
+    if d_model % 2:
+        raise ValueError(
+            f"d_model={d_model} must be even: the sinusoidal encoding is made of (sin, cos) pairs"
+        )
+
+
+def frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """Angular frequencies w_i = 1 / base^(2i / d_model), i = 0 .. d_model/2 - 1.
+
+    Lecture 05.
+    """
+    _check_sizes(None, d_model)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # 2i = 0, 2, 4, ...
+    return base ** (-two_i / d_model)  # (d_model/2,)
+
+
+def sinusoidal_encoding(
+    max_len: int, d_model: int, base: float = 10000.0, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """PE(pos, 2i) = sin(pos / base^(2i/d_model)),  PE(pos, 2i+1) = cos(pos / base^(2i/d_model)).
+
+    Computed in float64 and cast to ``dtype``.
+
+    Args:
+        max_len: number of positions (> 0).
+        d_model: width (> 0, even).
+
+    Returns:
+        (max_len, d_model): row = position, column = dimension.
+
+    Lecture 05; Vaswani et al. 2017 section 3.5.
+    """
+    _check_sizes(max_len, d_model)
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
+    angles = pos * frequencies(d_model, base)[None, :]  # (T, 1) * (1, D/2) -> (T, D/2)
+    pe = torch.empty(max_len, d_model, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(angles)
+    pe[:, 1::2] = torch.cos(angles)
+    return pe.to(dtype)
+
+
+def shift_matrix(k: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """The linear map M_k with PE[t + k] = M_k @ PE[t] for every t: block-diagonal, one 2x2
+    rotation by angle w_i k per (sin, cos) pair. It depends on k only, not on t.
+
+    sin(w(t+k)) =  cos(wk) sin(wt) + sin(wk) cos(wt)
+    cos(w(t+k)) = -sin(wk) sin(wt) + cos(wk) cos(wt)
+
+    Returns:
+        (d_model, d_model) float64.
+
+    Lecture 05; Vaswani et al. 2017 section 3.5 ("PE_{pos+k} is a linear function of PE_pos").
+    """
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"k must be an integer offset, got {k!r}")
+    w = frequencies(d_model, base)  # (D/2,)
+    c, s = torch.cos(w * k), torch.sin(w * k)
+    blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)  # (D/2, 2, 2)
+    return torch.block_diag(*blocks)
+
+
+class SinusoidalPositionalEncoding(nn.Module):
+    """Adds the fixed sinusoidal table to token embeddings: x + PE[:T].
+
+    The table is a non-persistent buffer (not a parameter, not saved in state_dict).
+
+    Lecture 05; Vaswani et al. 2017 section 3.5.
+    """
+
+    def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.0):
+        super().__init__()
+        self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, T, D) -> (B, T, D)."""
+        _check_input(x, *self.pe.shape)
+        return self.dropout(x + self.pe[: x.shape[1]].to(x.dtype))  # (B,T,D) + (T,D)
+
+
+class LearnedPositionalEmbedding(nn.Module):
+    """Adds a learned vector per position (as in BERT and ViT): x + E[:T].
+
+    Lecture 05.
+    """
+
+    def __init__(self, max_len: int, d_model: int, dropout: float = 0.0):
+        super().__init__()
+        for name, val in (("max_len", max_len), ("d_model", d_model)):
+            if isinstance(val, bool) or not isinstance(val, int) or val <= 0:
+                raise ValueError(f"{name} must be a positive integer, got {val!r}")
+        self.embedding = nn.Embedding(max_len, d_model)
+        nn.init.normal_(self.embedding.weight, std=0.02)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, T, D) -> (B, T, D)."""
+        _check_input(x, *self.embedding.weight.shape)
+        return self.dropout(x + self.embedding.weight[: x.shape[1]])  # (B,T,D) + (T,D)
+
+
+def _check_input(x: torch.Tensor, max_len: int, d_model: int) -> None:
+    if x.ndim != 3 or x.shape[-1] != d_model:
+        raise ValueError(f"x must be (B, T, d_model={d_model}), got {tuple(x.shape)}")
+    if x.shape[1] > max_len:
+        raise ValueError(f"sequence length T={x.shape[1]} exceeds max_len={max_len}")

@@ -1,0 +1,155 @@
+"""Transformer building blocks: position-wise feed-forward, encoder layer ("Add & Norm"), encoder.
+
+Public API::
+
+    ffn = PositionwiseFeedForward(d_model, d_ff, dropout=0.0, activation="relu")
+    layer = EncoderLayer(d_model, num_heads, d_ff, dropout=0.0, activation="relu",
+                         norm_first=False, layer_norm_eps=1e-5)
+    out, weights = layer(x, mask=None)          # x (B, T, D); weights (B, H, T, T)
+    layer.load_from_torch(torch_layer)          # copy a batch_first torch.nn.TransformerEncoderLayer
+    encoder = Encoder(num_layers, d_model, num_heads, d_ff, ...)
+    out, all_weights = encoder(x, mask=None)    # all_weights: list of (B, H, T, T), one per layer
+
+Post-norm (the paper, ``norm_first=False``): h = LayerNorm(x + Sublayer(x)).
+Pre-norm (``norm_first=True``): h = x + Sublayer(LayerNorm(x)).
+
+Lectures 04 and 06; Vaswani et al. 2017 sections 3.1 and 3.3.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lecturekit.attention import MultiHeadAttention
+
+__all__ = ["PositionwiseFeedForward", "EncoderLayer", "Encoder"]
+
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
+class PositionwiseFeedForward(nn.Module):
+    """FFN(x) = act(x W1 + b1) W2 + b2, applied to each position separately.
+
+    Lecture 04; Vaswani et al. 2017 eq. 2.
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu"):
+        super().__init__()
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"activation={activation!r} is not one of {sorted(_ACTIVATIONS)}")
+        self.linear1 = nn.Linear(d_model, d_ff)  # (B, T, D) -> (B, T, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)  # (B, T, d_ff) -> (B, T, D)
+        self.activation = activation
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.linear2(self.dropout(_ACTIVATIONS[self.activation](self.linear1(x))))
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention and feed-forward, each wrapped in a residual connection and LayerNorm.
+
+    Args:
+        d_model, num_heads: as in MultiHeadAttention.
+        d_ff: hidden width of the feed-forward network.
+        dropout: on attention weights, sublayer outputs and the FFN hidden layer (training only).
+        activation: "relu" (the paper) or "gelu" (BERT, ViT).
+        norm_first: False = post-norm as in the paper; True = pre-norm (ViT).
+        layer_norm_eps: LayerNorm epsilon.
+
+    Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm_first: bool = False,
+        layer_norm_eps: float = 1e-5,
+    ):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout=dropout)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+        self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps)
+        self.norm2 = nn.LayerNorm(d_model, eps=layer_norm_eps)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """x (B, T, D), mask bool broadcastable to (B, H, T, T) -> out (B, T, D), weights (B, H, T, T)."""
+        if self.norm_first:
+            h = self.norm1(x)
+            attn, weights = self.self_attn(h, h, h, mask)
+            x = x + self.dropout1(attn)
+            x = x + self.dropout2(self.ffn(self.norm2(x)))
+        else:
+            attn, weights = self.self_attn(x, x, x, mask)
+            x = self.norm1(x + self.dropout1(attn))  # Add & Norm
+            x = self.norm2(x + self.dropout2(self.ffn(x)))  # Add & Norm
+        return x, weights
+
+    @torch.no_grad()
+    def load_from_torch(self, torch_layer: nn.TransformerEncoderLayer) -> "EncoderLayer":
+        """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` of the same sizes."""
+        if not isinstance(torch_layer, nn.TransformerEncoderLayer):
+            raise ValueError(
+                "torch_layer must be a torch.nn.TransformerEncoderLayer, got "
+                f"{type(torch_layer).__name__}"
+            )
+        if torch_layer.norm_first != self.norm_first:
+            raise ValueError(
+                f"torch_layer has norm_first={torch_layer.norm_first}, this layer {self.norm_first}"
+            )
+        pairs = [
+            (self.ffn.linear1, torch_layer.linear1),
+            (self.ffn.linear2, torch_layer.linear2),
+            (self.norm1, torch_layer.norm1),
+            (self.norm2, torch_layer.norm2),
+        ]
+        for mine, theirs in pairs:
+            if mine.weight.shape != theirs.weight.shape:
+                raise ValueError(
+                    f"shape mismatch: {tuple(mine.weight.shape)} vs {tuple(theirs.weight.shape)}"
+                )
+        self.self_attn.load_from_torch(torch_layer.self_attn)
+        for mine, theirs in pairs:
+            mine.weight.copy_(theirs.weight)
+            mine.bias.copy_(theirs.bias)
+        return self
+
+
+class Encoder(nn.Module):
+    """A stack of ``num_layers`` EncoderLayers (with a final LayerNorm when pre-norm).
+
+    Lecture 06; Vaswani et al. 2017 section 3.1.
+    """
+
+    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, **layer_kwargs):
+        super().__init__()
+        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers <= 0:
+            raise ValueError(f"num_layers must be a positive integer, got {num_layers!r}")
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
+        )
+        eps = layer_kwargs.get("layer_norm_eps", 1e-5)
+        self.final_norm = nn.LayerNorm(d_model, eps=eps) if layer_kwargs.get("norm_first") else None
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """x (B, T, D) -> out (B, T, D) and a list of per-layer weights (B, H, T, T)."""
+        all_weights = []
+        for layer in self.layers:
+            x, weights = layer(x, mask)
+            all_weights.append(weights)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+        return x, all_weights

@@ -1,0 +1,280 @@
+"""Pure plot functions: each takes data (tensor or array) and ``ax=None``, draws, returns the Axes
+(or the Figure for multi-panel plots). They never show, save or change global settings.
+
+Public API::
+
+    plot_attention(weights, row_labels=None, col_labels=None, ax=None, ...)   # (Tq, Tk) heatmap
+    plot_heads(weights, labels=None, fig=None, ncols=4, ...) -> Figure        # (H, Tq, Tk) grid
+    plot_heatmap(matrix, ax=None, ...)                                        # any 2-D values
+    plot_lines(x, ys, ax=None, ...)                                           # {label: y}
+    plot_bars(values, labels=None, ax=None, ...)                              # e.g. softmax output
+    plot_mask(mask, labels=None, ax=None, ...)                                # bool mask as M (0/-inf)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP
+
+__all__ = ["plot_attention", "plot_heads", "plot_heatmap", "plot_lines", "plot_bars", "plot_mask"]
+
+ArrayLike = object  # torch.Tensor, np.ndarray or nested lists
+
+
+def _to_numpy(name: str, x: ArrayLike, ndim: int | None = None) -> np.ndarray:
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    arr = np.asarray(x)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    return arr
+
+
+def _check_labels(name: str, labels: Sequence[str] | None, n: int) -> None:
+    if labels is not None and len(labels) != n:
+        raise ValueError(f"{name} has {len(labels)} labels but the data has {n} entries")
+
+
+def _axes(ax: Axes | None, figsize: tuple[float, float] | None = None) -> Axes:
+    if ax is not None:
+        return ax
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def _annotate(ax: Axes, arr: np.ndarray, texts: np.ndarray, image) -> None:
+    """Write texts[i, j] on each cell in black or white, whichever reads on the cell colour."""
+    rgba = image.cmap(image.norm(arr))
+    luminance = 0.2126 * rgba[..., 0] + 0.7152 * rgba[..., 1] + 0.0722 * rgba[..., 2]
+    for (i, j), text in np.ndenumerate(texts):
+        colour = "black" if luminance[i, j] > 0.5 else "white"
+        ax.text(j, i, text, ha="center", va="center", color=colour, fontsize="small")
+
+
+def plot_heatmap(
+    matrix: ArrayLike,
+    ax: Axes | None = None,
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    xticklabels: Sequence[str] | None = None,
+    yticklabels: Sequence[str] | None = None,
+    cmap: str | None = None,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    diverging: bool = False,
+    colorbar: bool = True,
+    annotate: bool = False,
+    fmt: str = ".2f",
+) -> Axes:
+    """Heatmap of a 2-D matrix, row 0 at the top. ``diverging=True`` centres the colour map on
+    0 (for signed values such as positional encodings)."""
+    arr = _to_numpy("matrix", matrix, 2).astype(float)
+    _check_labels("yticklabels", yticklabels, arr.shape[0])
+    _check_labels("xticklabels", xticklabels, arr.shape[1])
+    ax = _axes(ax)
+    if diverging and vmin is None and vmax is None:
+        finite = np.abs(arr[np.isfinite(arr)])
+        vmax = float(finite.max()) if finite.size else 1.0
+        vmin = -vmax
+    image = ax.imshow(
+        arr,
+        cmap=cmap or (DIVERGING_CMAP if diverging else ATTENTION_CMAP),
+        vmin=vmin,
+        vmax=vmax,
+        aspect="auto",
+        interpolation="nearest",
+    )
+    for labels, set_ticks, set_labels, rotation in (
+        (xticklabels, ax.set_xticks, ax.set_xticklabels, 45),
+        (yticklabels, ax.set_yticks, ax.set_yticklabels, 0),
+    ):
+        if labels is not None:
+            set_ticks(range(len(labels)))
+            set_labels(labels, rotation=rotation, ha="right" if rotation else "right")
+    if xticklabels is None:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if yticklabels is None:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    if annotate:
+        texts = np.vectorize(lambda v: format(v, fmt))(arr)
+        _annotate(ax, arr, texts, image)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax)
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    return ax
+
+
+def plot_attention(
+    weights: ArrayLike,
+    row_labels: Sequence[str] | None = None,
+    col_labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    annotate: bool | None = None,
+    colorbar: bool = False,
+    cmap: str | None = None,
+) -> Axes:
+    """Attention weights (Tq, Tk) as a heatmap: row = query (attends from), column = key.
+
+    Colour scale fixed to [0, 1] so different maps compare. ``annotate=None`` writes the
+    weights in the cells when the map is small (<= 12 x 12).
+    """
+    arr = _to_numpy("weights", weights, 2)
+    _check_labels("row_labels", row_labels, arr.shape[0])
+    _check_labels("col_labels", col_labels, arr.shape[1])
+    if annotate is None:
+        annotate = max(arr.shape) <= 12
+    ax = plot_heatmap(
+        arr,
+        ax,
+        xticklabels=col_labels,
+        yticklabels=row_labels,
+        cmap=cmap,
+        vmin=0.0,
+        vmax=1.0,
+        colorbar=colorbar,
+        annotate=annotate,
+        title=title,
+        xlabel="key (attended to)",
+        ylabel="query",
+    )
+    return ax
+
+
+def plot_heads(
+    weights: ArrayLike,
+    labels: Sequence[str] | None = None,
+    fig: Figure | None = None,
+    *,
+    ncols: int = 4,
+    titles: Sequence[str] | None = None,
+    annotate: bool = False,
+) -> Figure:
+    """One attention map per head: weights (H, Tq, Tk) -> a grid of ``plot_attention``.
+
+    ``labels`` label both axes (self-attention).
+    """
+    arr = _to_numpy("weights", weights, 3)
+    H = arr.shape[0]
+    _check_labels("titles", titles, H)
+    ncols = min(ncols, H)
+    nrows = math.ceil(H / ncols)
+    if fig is None:
+        fig = plt.figure(figsize=(3.2 * ncols, 3.0 * nrows + 0.3))
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for h, ax in enumerate(axes.flat):
+        if h >= H:
+            ax.axis("off")
+            continue
+        plot_attention(arr[h], labels, labels, ax, annotate=annotate,
+                       title=titles[h] if titles else f"head {h + 1}")
+        if h % ncols:
+            ax.set_ylabel(None)
+        if h < H - ncols:
+            ax.set_xlabel(None)
+    fig.tight_layout()
+    return fig
+
+
+def plot_lines(
+    x: ArrayLike,
+    ys: Mapping[str, ArrayLike],
+    ax: Axes | None = None,
+    *,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    marker: str | None = None,
+    legend: bool = True,
+) -> Axes:
+    """Several curves over one x: ``ys`` maps a legend label to y values (same length as x)."""
+    xs = _to_numpy("x", x, 1)
+    ax = _axes(ax)
+    for label, y in ys.items():
+        ya = _to_numpy(f"ys[{label!r}]", y, 1)
+        if ya.shape != xs.shape:
+            raise ValueError(f"ys[{label!r}] has shape {ya.shape} but x has shape {xs.shape}")
+        ax.plot(xs, ya, marker=marker, label=label)
+    if logx:
+        ax.set_xscale("log", base=2)
+    if logy:
+        ax.set_yscale("log")
+    ax.set(xlabel=xlabel, ylabel=ylabel, title=title)
+    if legend and ys:
+        ax.legend()
+    return ax
+
+
+def plot_bars(
+    values: ArrayLike,
+    labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    ylabel: str | None = None,
+    ylim: tuple[float, float] | None = (0.0, 1.0),
+    fmt: str = ".2f",
+) -> Axes:
+    """Bar chart with the value written above each bar (e.g. softmax probabilities)."""
+    arr = _to_numpy("values", values, 1)
+    _check_labels("labels", labels, arr.shape[0])
+    ax = _axes(ax)
+    bars = ax.bar(range(len(arr)), arr)
+    ax.bar_label(bars, labels=[format(v, fmt) for v in arr], padding=2, fontsize="small")
+    ax.set_xticks(range(len(arr)))
+    if labels is not None:
+        ax.set_xticklabels(labels)
+    if ylim is not None:
+        ax.set_ylim(ylim[0], ylim[1] * 1.12)
+    ax.set(title=title, ylabel=ylabel)
+    return ax
+
+
+def plot_mask(
+    mask: ArrayLike,
+    labels: Sequence[str] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    show: str = "M",
+) -> Axes:
+    """A bool mask (Tq, Tk), True = may attend. ``show="M"`` writes the slides' additive matrix
+    (0 where allowed, -inf where masked); ``show="bool"`` writes 1/0; ``show="none"`` nothing."""
+    if show not in ("M", "bool", "none"):
+        raise ValueError(f"show={show!r} is not one of 'M', 'bool', 'none'")
+    arr = _to_numpy("mask", mask, 2)
+    if arr.dtype != bool:
+        raise ValueError(f"mask must be bool (True = may attend), got dtype {arr.dtype}")
+    _check_labels("labels", labels, arr.shape[0])
+    ax = plot_heatmap(
+        arr.astype(float),
+        ax,
+        xticklabels=labels if labels is None or len(labels) == arr.shape[1] else None,
+        yticklabels=labels,
+        cmap="Greys_r",
+        vmin=-0.4,
+        vmax=1.0,
+        colorbar=False,
+        title=title,
+        xlabel="key",
+        ylabel="query",
+    )
+    if show != "none":
+        texts = np.where(arr, "0", "\u2212\u221e") if show == "M" else np.where(arr, "1", "0")
+        for (i, j), text in np.ndenumerate(texts):
+            ax.text(j, i, text, ha="center", va="center", fontsize="small",
+                    color="black" if arr[i, j] else "white")
+    return ax

@@ -1,0 +1,84 @@
+"""One look for every lecture plot, in a light and a dark theme.
+
+Public API::
+
+    rc(theme="light") -> dict           # matplotlib rcParams; plt.style.use(rc("dark")) in a notebook
+    with theme("dark"): ...             # the same, temporarily (plt.rc_context)
+    palette(theme="light") -> list[str] # colour-blind-safe line colours (Okabe-Ito)
+    ATTENTION_CMAP, DIVERGING_CMAP      # sequential (weights) and diverging (signed values) maps
+
+Nothing here changes global settings by itself: the caller applies ``rc`` or uses ``theme``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Iterator
+
+import matplotlib.pyplot as plt
+from cycler import cycler
+
+__all__ = ["rc", "theme", "palette", "ATTENTION_CMAP", "DIVERGING_CMAP", "THEMES"]
+
+ATTENTION_CMAP = "viridis"  # perceptually uniform, colour-blind safe, readable in grey
+DIVERGING_CMAP = "RdBu_r"  # colour-blind safe diverging map for signed values (PE, M)
+
+# Okabe & Ito (2008) colour-blind-safe palette; black/white swapped per theme.
+_OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]
+
+THEMES = {
+    "light": {"fg": "#1a1a1a", "bg": "#ffffff", "grid": "#d9d9d9"},
+    "dark": {"fg": "#e6e6e6", "bg": "#1e1e1e", "grid": "#444444"},
+}
+
+
+def _check_theme(name: str) -> dict[str, str]:
+    if name not in THEMES:
+        raise ValueError(f"theme={name!r} is not one of {sorted(THEMES)}")
+    return THEMES[name]
+
+
+def palette(theme: str = "light") -> list[str]:
+    """Colour-blind-safe line colours for ``theme`` (yellow last: weak on white)."""
+    _check_theme(theme)
+    return list(_OKABE_ITO)
+
+
+def rc(theme: str = "light") -> dict[str, object]:
+    """matplotlib rcParams for the lecture look in ``theme`` ("light" or "dark")."""
+    t = _check_theme(theme)
+    return {
+        "figure.figsize": (6.4, 4.0),
+        "figure.dpi": 100,
+        "savefig.dpi": 150,
+        "figure.facecolor": t["bg"],
+        "savefig.facecolor": t["bg"],
+        "axes.facecolor": t["bg"],
+        "axes.edgecolor": t["fg"],
+        "axes.labelcolor": t["fg"],
+        "axes.titlecolor": t["fg"],
+        "axes.titlesize": 12,
+        "axes.labelsize": 11,
+        "axes.grid": False,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.prop_cycle": cycler(color=palette(theme)),
+        "grid.color": t["grid"],
+        "text.color": t["fg"],
+        "xtick.color": t["fg"],
+        "ytick.color": t["fg"],
+        "xtick.labelsize": 10,
+        "ytick.labelsize": 10,
+        "legend.frameon": False,
+        "legend.fontsize": 10,
+        "font.size": 11,
+        "image.cmap": ATTENTION_CMAP,
+        "svg.hashsalt": "lecturekit",
+    }
+
+
+@contextlib.contextmanager
+def theme(name: str = "light") -> Iterator[None]:
+    """Temporarily apply the lecture look: ``with theme("dark"): fig = plot_...``."""
+    with plt.rc_context(rc(name)):
+        yield

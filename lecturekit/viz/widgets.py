@@ -1,0 +1,231 @@
+"""Thin ipywidgets over the pure plot functions and precomputed tensors.
+
+Each widget re-renders a matplotlib Figure to PNG into an ``ipywidgets.Image``. Unlike
+``ipywidgets.interactive`` (whose Output widget captures display messages), this keeps the
+notebook cell's own outputs to the widget's stable repr, which nbval can compare.
+ipywidgets is imported lazily, so lecturekit works without it.
+
+Public API (each returns an ipywidgets.VBox)::
+
+    figure_widget(render, controls)                      # generic: render(**values) -> Figure
+    softmax_temperature_widget(scores, labels=None)      # lecture 03: softmax(s / tau)
+    scaling_widget(num_keys=8, seed=0)                   # lecture 03: why divide by sqrt(d_k)
+    head_widget(weights, labels)                         # lecture 04: pick layer / head
+    positional_encoding_widget()                         # lecture 05: d_model, max_len, dims
+    mask_widget(seed=0)                                  # lecture 06: mask type and lengths
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.masking import causal_mask, combine_masks, masked_softmax, padding_mask
+from lecturekit.positional import sinusoidal_encoding
+from lecturekit.viz.plots import plot_attention, plot_bars, plot_heatmap, plot_lines, plot_mask
+from lecturekit.viz.style import theme as theme_context
+
+__all__ = [
+    "figure_widget",
+    "render_png",
+    "softmax_temperature_widget",
+    "scaling_widget",
+    "head_widget",
+    "positional_encoding_widget",
+    "mask_widget",
+]
+
+
+def _ipywidgets():
+    try:
+        import ipywidgets
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("lecturekit widgets need ipywidgets: pip install ipywidgets") from err
+    return ipywidgets
+
+
+def render_png(fig: Figure, dpi: int = 100) -> bytes:
+    """Render a Figure to PNG bytes in memory (no file is written)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def figure_widget(
+    render: Callable[..., Figure],
+    controls: Mapping[str, object],
+    *,
+    theme: str = "light",
+    dpi: int = 100,
+):
+    """Controls above an image; ``render(**{name: control.value})`` draws the image again
+    whenever a control changes.
+
+    Args:
+        render: returns a ``matplotlib.figure.Figure`` (build it with ``Figure()``, not pyplot,
+            so nothing is displayed by the notebook's inline backend).
+        controls: name -> ipywidgets value widget (slider, dropdown, checkbox, ...).
+    """
+    w = _ipywidgets()
+
+    def draw() -> bytes:
+        with theme_context(theme):
+            return render_png(render(**{k: c.value for k, c in controls.items()}), dpi)
+
+    image = w.Image(value=draw(), format="png")
+
+    def update(_change: object) -> None:
+        image.value = draw()
+
+    for control in controls.values():
+        control.observe(update, names="value")
+    return w.VBox([w.HBox(list(controls.values())), image])
+
+
+def softmax_temperature_widget(
+    scores: Sequence[float] | torch.Tensor, labels: Sequence[str] | None = None, tau: float = 8.0
+):
+    """softmax(scores / tau) as bars, tau on a log slider: small tau sharpens towards one-hot,
+    large tau flattens towards uniform. With the Thinking Machines scores (112, 96), tau = 8 =
+    sqrt(64) gives 0.88 / 0.12.
+
+    Lecture 03.
+    """
+    w = _ipywidgets()
+    s = torch.as_tensor(scores, dtype=torch.float64)
+    if s.ndim != 1 or s.numel() < 2:
+        raise ValueError(f"scores must be 1-D with at least 2 entries, got shape {tuple(s.shape)}")
+
+    def render(tau: float) -> Figure:
+        fig = Figure(figsize=(5.5, 3.2))
+        plot_bars(torch.softmax(s / tau, 0), labels, fig.add_subplot(),
+                  title=f"softmax(scores / {tau:g})", ylabel="weight")
+        fig.tight_layout()
+        return fig
+
+    slider = w.FloatLogSlider(value=tau, base=2, min=-2, max=7, step=0.5, description="tau")
+    return figure_widget(render, {"tau": slider})
+
+
+def scaling_widget(num_keys: int = 8, dims: Sequence[int] = (1, 4, 16, 64, 256, 1024),
+                   seed: int = 0):
+    """Random q and k_1..k_n with N(0, 1) entries: the softmax of q.k (unscaled) saturates as
+    d_k grows, while q.k / sqrt(d_k) keeps the same spread.
+
+    Lecture 03; Vaswani et al. 2017 footnote 4.
+    """
+    w = _ipywidgets()
+    g = torch.Generator().manual_seed(seed)
+    pairs = {d: (torch.randn(d, generator=g), torch.randn(num_keys, d, generator=g)) for d in dims}
+    labels = [f"k{i + 1}" for i in range(num_keys)]
+
+    def render(d_k: int, scaled: bool) -> Figure:
+        q, K = pairs[d_k]
+        scores = K @ q / (math.sqrt(d_k) if scaled else 1.0)  # (n, d) @ (d,) -> (n,)
+        fig = Figure(figsize=(5.5, 3.2))
+        title = f"d_k = {d_k}: softmax(q·k{' / √d_k' if scaled else ''})"
+        plot_bars(torch.softmax(scores, 0), labels, fig.add_subplot(), title=title, ylabel="weight")
+        fig.tight_layout()
+        return fig
+
+    return figure_widget(render, {
+        "d_k": w.SelectionSlider(options=list(dims), value=list(dims)[0], description="d_k"),
+        "scaled": w.Checkbox(value=False, description="divide by √d_k"),
+    })
+
+
+def head_widget(weights: torch.Tensor, labels: Sequence[str]):
+    """Pick a head (and a layer, for (L, H, T, T) weights) and see its attention map.
+
+    Lecture 04.
+    """
+    w = _ipywidgets()
+    arr = weights.detach() if isinstance(weights, torch.Tensor) else torch.as_tensor(weights)
+    if arr.ndim == 3:
+        arr = arr[None]  # (H, T, T) -> (1, H, T, T)
+    if arr.ndim != 4:
+        raise ValueError(f"weights must be (H, T, T) or (L, H, T, T), got {tuple(arr.shape)}")
+    L, H = arr.shape[:2]
+
+    def render(layer: int, head: int) -> Figure:
+        fig = Figure(figsize=(5.2, 4.4))
+        title = f"head {head}" if L == 1 else f"layer {layer}, head {head}"
+        plot_attention(arr[layer - 1, head - 1], labels, labels, fig.add_subplot(), title=title,
+                       colorbar=True)
+        fig.tight_layout()
+        return fig
+
+    controls = {"layer": w.Dropdown(options=list(range(1, L + 1)), value=1, description="layer"),
+                "head": w.Dropdown(options=list(range(1, H + 1)), value=1, description="head")}
+    if L == 1:
+        controls["layer"].layout.display = "none"
+    return figure_widget(render, controls)
+
+
+def positional_encoding_widget(max_len: int = 20, d_model: int = 512, dims: tuple[int, int] = (4, 7)):
+    """The sinusoidal table as a heatmap (positions x dimensions) and a few of its columns as
+    curves over position; sliders for d_model, max_len and which dimensions to draw.
+
+    Lecture 05.
+    """
+    w = _ipywidgets()
+
+    def render(d_model: int, max_len: int, dims: tuple[int, int]) -> Figure:
+        pe = sinusoidal_encoding(max_len, d_model)
+        lo, hi = min(dims[0], d_model - 1), min(dims[1], d_model - 1)
+        fig = Figure(figsize=(10, 3.6))
+        ax1, ax2 = fig.subplots(1, 2, width_ratios=[1.3, 1])
+        plot_heatmap(pe, ax1, diverging=True, xlabel="dimension i", ylabel="position",
+                     title=f"PE, {max_len} x {d_model}")
+        ys = {f"dim {i}": pe[:, i] for i in range(lo, hi + 1)}
+        plot_lines(np.arange(max_len), ys, ax2, xlabel="position", ylabel="PE value",
+                   title="selected dimensions", marker=".")
+        fig.tight_layout()
+        return fig
+
+    return figure_widget(render, {
+        "d_model": w.Dropdown(options=[16, 32, 64, 128, 256, 512], value=d_model,
+                              description="d_model"),
+        "max_len": w.IntSlider(value=max_len, min=5, max=100, description="max_len"),
+        "dims": w.IntRangeSlider(value=dims, min=0, max=63, description="dims"),
+    })
+
+
+def mask_widget(seed: int = 0, max_len: int = 10):
+    """Choose the mask (padding, causal, both) and the lengths; see M and the resulting
+    attention weights for fixed random scores: masked keys get exactly zero weight.
+
+    Lecture 06.
+    """
+    w = _ipywidgets()
+    scores = torch.randn(max_len, max_len, generator=torch.Generator().manual_seed(seed))
+
+    def render(kind: str, T: int, length: int) -> Figure:
+        length = min(length, T)
+        masks = {
+            "none": torch.ones(T, T, dtype=torch.bool),
+            "padding": padding_mask([length], T)[0].expand(T, T),
+            "causal": causal_mask(T),
+            "causal + padding": combine_masks(causal_mask(T), padding_mask([length], T)[0]),
+        }
+        mask = masks[kind]
+        labels = [f"t{i}" if i < length else "pad" for i in range(T)]
+        fig = Figure(figsize=(10, 4.4))
+        ax1, ax2 = fig.subplots(1, 2)
+        plot_mask(mask, labels, ax1, title="M (added to the scores)")
+        plot_attention(masked_softmax(scores[:T, :T], mask), labels, labels, ax2,
+                       title="softmax(scores + M)", annotate=T <= 8)
+        fig.tight_layout()
+        return fig
+
+    return figure_widget(render, {
+        "kind": w.Dropdown(options=["none", "padding", "causal", "causal + padding"],
+                           value="causal", description="mask"),
+        "T": w.IntSlider(value=6, min=2, max=max_len, description="T"),
+        "length": w.IntSlider(value=4, min=1, max=max_len, description="real length"),
+    })
