@@ -1,0 +1,296 @@
+"""lecturekit.attention against the references: F.scaled_dot_product_attention and
+torch.nn.MultiheadAttention, plus the six scoring functions and bad inputs."""
+
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from lecturekit.attention import (
+    SCORE_FUNCTIONS,
+    AdditiveScore,
+    CosineScore,
+    DotScore,
+    GeneralScore,
+    LocationScore,
+    MultiHeadAttention,
+    ScaledDotScore,
+    make_score,
+    merge_heads,
+    scaled_dot_product_attention,
+    split_heads,
+)
+from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
+
+ATOL = 1e-5
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+
+
+def qkv(*batch, Tq=5, Tk=7, Dk=8, Dv=6):
+    return torch.randn(*batch, Tq, Dk), torch.randn(*batch, Tk, Dk), torch.randn(*batch, Tk, Dv)
+
+
+# ---------------------------------------------------------------- scaled dot-product attention
+
+
+@pytest.mark.parametrize("batch", [(), (3,), (2, 4)])
+def test_sdpa_matches_torch_without_mask(batch):
+    q, k, v = qkv(*batch)
+    out, weights = scaled_dot_product_attention(q, k, v)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v), atol=ATOL, rtol=0)
+    assert weights.shape == (*batch, 5, 7)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(*batch, 5))
+
+
+@pytest.mark.parametrize(
+    "mask_fn",
+    [
+        lambda: torch.rand(2, 4, 5, 7) > 0.3,  # full shape
+        lambda: torch.rand(5, 7) > 0.3,  # broadcast over batch and heads
+        lambda: key_padding_mask(padding_mask([7, 3], 7)),  # (2, 1, 1, 7)
+    ],
+)
+def test_sdpa_matches_torch_with_mask(mask_fn):
+    q, k, v = qkv(2, 4)
+    mask = mask_fn()
+    mask[..., 0] = True  # no fully masked rows here (tested separately)
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    torch.testing.assert_close(out, ref, atol=ATOL, rtol=0)
+    full = mask.expand_as(weights)
+    assert torch.all(weights[~full] == 0), "masked positions must get exactly zero weight"
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 4, 5))
+
+
+def test_sdpa_causal_equals_is_causal():
+    q, k, v = qkv(3, Tq=6, Tk=6)
+    out, weights = scaled_dot_product_attention(q, k, v, causal_mask(6))
+    ref = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    torch.testing.assert_close(out, ref, atol=ATOL, rtol=0)
+    assert torch.all(weights.triu(1) == 0)
+
+
+def test_sdpa_fully_masked_row_is_zero_like_torch():
+    q, k, v = qkv(2)
+    mask = torch.ones(2, 5, 7, dtype=torch.bool)
+    mask[1, 2] = False  # query 2 of batch 1 may attend to nothing
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    assert torch.all(weights[1, 2] == 0) and torch.all(out[1, 2] == 0)
+    assert not torch.isnan(out).any()
+    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    torch.testing.assert_close(out, ref, atol=ATOL, rtol=0)
+
+
+def test_sdpa_fully_masked_row_has_finite_gradients():
+    q, k, v = (t.requires_grad_() for t in qkv(Tq=3, Tk=4))
+    mask = torch.tensor([[True, True, False, False], [False] * 4, [True] * 4])
+    out, _ = scaled_dot_product_attention(q, k, v, mask)
+    out.sum().backward()
+    for t in (q, k, v):
+        assert torch.isfinite(t.grad).all()
+
+
+def test_sdpa_is_permutation_equivariant():
+    x = torch.randn(6, 8)
+    perm = torch.randperm(6)
+    out, _ = scaled_dot_product_attention(x, x, x)
+    out_perm, _ = scaled_dot_product_attention(x[perm], x[perm], x[perm])
+    torch.testing.assert_close(out_perm, out[perm], atol=ATOL, rtol=0)
+
+
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (lambda: (torch.randn(5, 8), torch.randn(7, 4), torch.randn(7, 6)), r"q .*\(5, 8\).*k .*\(7, 4\)"),
+        (lambda: (torch.randn(5, 8), torch.randn(7, 8), torch.randn(6, 6)), r"k and v .*\(7, 8\).*\(6, 6\)"),
+        (lambda: (torch.randn(8), torch.randn(7, 8), torch.randn(7, 6)), r"q must have at least 2 dims"),
+        (lambda: ([[1.0]], torch.randn(7, 8), torch.randn(7, 6)), r"q must be a torch.Tensor"),
+        (lambda: (torch.randn(2, 5, 8), torch.randn(3, 7, 8), torch.randn(3, 7, 6)), r"batch dimensions"),
+    ],
+)
+def test_sdpa_bad_shapes(args, match):
+    with pytest.raises(ValueError, match=match):
+        scaled_dot_product_attention(*args())
+
+
+def test_sdpa_bad_masks():
+    q, k, v = qkv(2)
+    with pytest.raises(ValueError, match=r"mask must be bool.*float32"):
+        scaled_dot_product_attention(q, k, v, torch.ones(5, 7))
+    with pytest.raises(ValueError, match=r"mask of shape \(5, 6\) is not broadcastable .*\(2, 5, 7\)"):
+        scaled_dot_product_attention(q, k, v, torch.ones(5, 6, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"mask of shape \(3, 5, 7\)"):
+        scaled_dot_product_attention(q, k, v, torch.ones(3, 5, 7, dtype=torch.bool))
+
+
+# ------------------------------------------------------------------------- multi-head attention
+
+
+def _pair(d_model=16, num_heads=4, bias=True):
+    torch_mha = torch.nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=True)
+    torch_mha.eval()
+    return MultiHeadAttention(d_model, num_heads, bias=bias).load_from_torch(torch_mha), torch_mha
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_mha_matches_torch_self_and_cross(bias):
+    mine, ref = _pair(bias=bias)
+    x, mem = torch.randn(3, 5, 16), torch.randn(3, 9, 16)
+    for q, kv in ((x, x), (x, mem)):
+        out, weights = mine(q, kv, kv)
+        ref_out, ref_w = ref(q, kv, kv, average_attn_weights=False)
+        torch.testing.assert_close(out, ref_out, atol=ATOL, rtol=0)
+        torch.testing.assert_close(weights, ref_w, atol=ATOL, rtol=0)
+        assert weights.shape == (3, 4, q.shape[1], kv.shape[1])
+
+
+def test_mha_matches_torch_with_causal_and_padding_masks():
+    mine, ref = _pair()
+    x = torch.randn(3, 6, 16)
+    out, w = mine(x, x, x, causal_mask(6))
+    ref_out, ref_w = ref(x, x, x, attn_mask=~causal_mask(6), average_attn_weights=False)
+    torch.testing.assert_close(out, ref_out, atol=ATOL, rtol=0)
+    torch.testing.assert_close(w, ref_w, atol=ATOL, rtol=0)
+
+    pad = padding_mask([6, 4, 2], 6)
+    out, w = mine(x, x, x, key_padding_mask(pad))
+    ref_out, ref_w = ref(x, x, x, key_padding_mask=~pad, average_attn_weights=False)
+    torch.testing.assert_close(out, ref_out, atol=ATOL, rtol=0)
+    assert torch.all(w[~pad[:, None, None, :].expand_as(w)] == 0)
+
+
+def test_mha_per_head_mask_matches_torch():
+    mine, ref = _pair()
+    x = torch.randn(2, 5, 16)
+    mask = torch.rand(2, 4, 5, 5) > 0.4
+    mask[..., 0] = True
+    out, _ = mine(x, x, x, mask)
+    ref_out, _ = ref(x, x, x, attn_mask=~mask.reshape(8, 5, 5))  # torch wants (B*H, Tq, Tk)
+    torch.testing.assert_close(out, ref_out, atol=ATOL, rtol=0)
+
+
+def test_mha_permutation_equivariant_and_split_merge_inverse():
+    mha = MultiHeadAttention(16, 4)
+    x = torch.randn(2, 6, 16)
+    perm = torch.randperm(6)
+    out, _ = mha(x, x, x)
+    out_p, _ = mha(x[:, perm], x[:, perm], x[:, perm])
+    torch.testing.assert_close(out_p, out[:, perm], atol=ATOL, rtol=0)
+    assert split_heads(x, 4).shape == (2, 4, 6, 4)
+    torch.testing.assert_close(merge_heads(split_heads(x, 4)), x)
+
+
+def test_mha_gradients_flow_and_weights_not_stashed():
+    mha = MultiHeadAttention(8, 2)
+    x = torch.randn(1, 3, 8, requires_grad=True)
+    out, _ = mha(x, x, x)
+    out.sum().backward()
+    assert x.grad is not None and all(p.grad is not None for p in mha.parameters())
+    assert not any(isinstance(v, torch.Tensor) for v in vars(mha).values())
+
+
+def test_mha_bad_inputs():
+    with pytest.raises(ValueError, match="d_model=10 is not divisible by num_heads=4"):
+        MultiHeadAttention(10, 4)
+    with pytest.raises(ValueError, match="num_heads must be a positive integer"):
+        MultiHeadAttention(8, 0)
+    mha = MultiHeadAttention(8, 2)
+    with pytest.raises(ValueError, match=r"query must be \(B, T, d_model=8\), got \(2, 3, 6\)"):
+        mha(torch.randn(2, 3, 6), torch.randn(2, 3, 8), torch.randn(2, 3, 8))
+    with pytest.raises(ValueError, match=r"key must be \(B, T, d_model=8\), got \(3, 8\)"):
+        mha(torch.randn(2, 3, 8), torch.randn(3, 8), torch.randn(3, 8))
+    with pytest.raises(ValueError, match="share the batch size"):
+        mha(torch.randn(2, 3, 8), torch.randn(2, 4, 8), torch.randn(2, 5, 8))
+    x = torch.randn(2, 3, 8)
+    with pytest.raises(ValueError, match=r"mask must be bool"):
+        mha(x, x, x, torch.zeros(3, 3))
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 3\) is not broadcastable .*\(2, 2, 3, 3\)"):
+        mha(x, x, x, padding_mask([3, 1], 3))  # (B, Tk) without key_padding_mask
+    with pytest.raises(ValueError, match=r"torch_mha has embed_dim=16, num_heads=4"):
+        mha.load_from_torch(torch.nn.MultiheadAttention(16, 4))
+    with pytest.raises(ValueError, match="kdim = vdim"):
+        mha.load_from_torch(torch.nn.MultiheadAttention(8, 2, kdim=4, vdim=4))
+    with pytest.raises(ValueError, match="bias"):
+        mha.load_from_torch(torch.nn.MultiheadAttention(8, 2, bias=False))
+    with pytest.raises(ValueError, match="must be a torch.nn.MultiheadAttention"):
+        mha.load_from_torch(torch.nn.Linear(8, 8))
+
+
+# ----------------------------------------------------------------------- the scoring functions
+
+
+def test_scores_match_their_formulas():
+    s, h = torch.randn(2, 3, 4), torch.randn(2, 5, 4)  # 3 queries, 5 keys, d = 4
+    dot = torch.einsum("bqd,bkd->bqk", s, h)
+    torch.testing.assert_close(DotScore()(s, h), dot)
+    torch.testing.assert_close(ScaledDotScore()(s, h), dot / 2.0)
+    cos = F.cosine_similarity(s[:, :, None, :], h[:, None, :, :], dim=-1)
+    torch.testing.assert_close(CosineScore()(s, h), cos)
+
+    general = GeneralScore(query_dim=4, key_dim=6)
+    h6 = torch.randn(2, 5, 6)
+    W = general.W.weight  # (Dq, Dk)
+    torch.testing.assert_close(general(s, h6), torch.einsum("bqi,ij,bkj->bqk", s, W, h6))
+
+    additive = AdditiveScore(query_dim=4, key_dim=6, hidden_dim=10)
+    literal = torch.empty(2, 3, 5)
+    for b in range(2):
+        for i in range(3):
+            for j in range(5):
+                concat = torch.cat([s[b, i], h6[b, j]])  # [s; h]
+                literal[b, i, j] = additive.v.weight[0] @ torch.tanh(additive.W.weight @ concat)
+    torch.testing.assert_close(additive(s, h6), literal, atol=ATOL, rtol=0)
+
+    location = LocationScore(query_dim=4, max_len=9)
+    expected = (s @ location.W.weight.T)[..., :5]  # W s, first Tk positions
+    torch.testing.assert_close(location(s, h), expected)
+
+
+@pytest.mark.parametrize("name", sorted(SCORE_FUNCTIONS))
+def test_every_score_attends(name):
+    score = make_score(name, 4, 4, hidden_dim=8, max_len=10)
+    s, h, v = torch.randn(2, 3, 4), torch.randn(2, 6, 4), torch.randn(2, 6, 5)
+    context, weights = score.attend(s, h, v, mask=padding_mask([6, 2], 6)[:, None, :])
+    assert context.shape == (2, 3, 5) and weights.shape == (2, 3, 6)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 3))
+    assert torch.all(weights[1, :, 2:] == 0)
+
+
+def test_scaled_dot_attend_equals_sdpa():
+    q, k, v = qkv(2)
+    ctx, w = ScaledDotScore().attend(q, k, v)
+    out, w2 = scaled_dot_product_attention(q, k, v)
+    torch.testing.assert_close(ctx, out)
+    torch.testing.assert_close(w, w2)
+
+
+def test_score_bad_inputs():
+    with pytest.raises(ValueError, match=r"DotScore needs query and keys of the same dim"):
+        DotScore()(torch.randn(3, 4), torch.randn(5, 6))
+    with pytest.raises(ValueError, match=r"GeneralScore\(query_dim=4, key_dim=6\) got query \(3, 5\)"):
+        GeneralScore(4, 6)(torch.randn(3, 5), torch.randn(5, 6))
+    with pytest.raises(ValueError, match=r"AdditiveScore\(query_dim=4, key_dim=6\)"):
+        AdditiveScore(4, 6, 8)(torch.randn(3, 4), torch.randn(5, 4))
+    with pytest.raises(ValueError, match=r"Tk=12 > max_len=10"):
+        LocationScore(4, 10)(torch.randn(3, 4), torch.randn(12, 4))
+    with pytest.raises(ValueError, match=r"keys and values must have the same length"):
+        DotScore().attend(torch.randn(3, 4), torch.randn(5, 4), torch.randn(6, 2))
+    with pytest.raises(ValueError, match=r"name='bilinear' is not one of"):
+        make_score("bilinear", 4, 4)
+    with pytest.raises(ValueError, match=r"make_score\('additive'\) needs hidden_dim"):
+        make_score("additive", 4, 4)
+
+
+def test_dot_product_variance_grows_with_dk():
+    """The fact behind the 1/sqrt(d_k) of lecture 03."""
+    g = torch.Generator().manual_seed(0)
+    for d in (16, 256):
+        q, k = torch.randn(20000, d, generator=g), torch.randn(20000, d, generator=g)
+        dots = (q * k).sum(-1)
+        assert abs(dots.var().item() / d - 1) < 0.05
+        assert abs((dots / math.sqrt(d)).var().item() - 1) < 0.05

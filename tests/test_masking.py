@@ -1,0 +1,86 @@
+"""lecturekit.masking: mask shapes and values, M of 0/-inf, fully masked rows, bad inputs."""
+
+import pytest
+import torch
+
+from lecturekit.masking import (
+    additive_mask,
+    causal_mask,
+    combine_masks,
+    decoder_mask,
+    key_padding_mask,
+    masked_softmax,
+    padding_mask,
+)
+
+
+def test_causal_mask_is_lower_triangular():
+    m = causal_mask(4)
+    assert m.dtype == torch.bool and m.shape == (4, 4)
+    expected = torch.tensor([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=torch.bool)
+    assert torch.equal(m, expected)
+    assert causal_mask(7).sum().item() == 7 * 8 // 2
+
+
+def test_padding_mask_marks_real_tokens():
+    m = padding_mask([3, 1, 0], 4)
+    expected = torch.tensor([[1, 1, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0]], dtype=torch.bool)
+    assert torch.equal(m, expected)
+    assert torch.equal(padding_mask(torch.tensor([2]), 2), torch.ones(1, 2, dtype=torch.bool))
+
+
+def test_additive_mask_is_zero_or_minus_infinity():
+    M = additive_mask(causal_mask(3))
+    assert torch.equal(M.isinf(), ~causal_mask(3))
+    assert torch.all(M[causal_mask(3)] == 0) and torch.all(M[~causal_mask(3)] < 0)
+
+
+def test_decoder_mask_combines_causal_and_padding():
+    m = decoder_mask([3, 2], 3)
+    assert m.shape == (2, 1, 3, 3)
+    assert torch.equal(m[0, 0], causal_mask(3))
+    assert torch.equal(m[1, 0], causal_mask(3) & torch.tensor([True, True, False]))
+    assert torch.equal(combine_masks(causal_mask(3), key_padding_mask(padding_mask([3, 2], 3))), m)
+
+
+def test_masked_softmax_zero_weight_and_rows_sum_to_one():
+    scores = torch.randn(2, 5, 5)
+    mask = combine_masks(causal_mask(5), key_padding_mask(padding_mask([5, 3], 5))[:, 0])
+    w = masked_softmax(scores, mask)
+    assert torch.all(w[~mask] == 0)
+    torch.testing.assert_close(w.sum(-1), torch.ones(2, 5))
+    # identical to "add M, then softmax" where no row is fully masked
+    torch.testing.assert_close(w, torch.softmax(scores + additive_mask(mask), -1))
+
+
+def test_fully_masked_row_gives_zero_weights_not_nan():
+    scores = torch.randn(3, 4, requires_grad=True)
+    mask = torch.tensor([[1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]], dtype=torch.bool)
+    w = masked_softmax(scores, mask)
+    assert torch.equal(w[1], torch.zeros(4))
+    torch.testing.assert_close(w[[0, 2]].sum(-1), torch.ones(2))
+    (w * torch.randn(3, 4)).sum().backward()
+    assert torch.isfinite(scores.grad).all() and torch.all(scores.grad[1] == 0)
+
+
+def test_bad_inputs_raise_clear_errors():
+    with pytest.raises(ValueError, match="T must be a positive integer, got 0"):
+        causal_mask(0)
+    with pytest.raises(ValueError, match="max_len must be a positive integer, got -1"):
+        padding_mask([1], -1)
+    with pytest.raises(ValueError, match=r"lengths must lie in 0..max_len=3, got \[4, 1\]"):
+        padding_mask([4, 1], 3)
+    with pytest.raises(ValueError, match=r"lengths must be 1-D \(B,\), got shape \(1, 2\)"):
+        padding_mask([[1, 2]], 3)
+    with pytest.raises(ValueError, match="lengths must hold integers"):
+        padding_mask([1.5], 3)
+    with pytest.raises(ValueError, match="masks\\[1\\] must be bool"):
+        combine_masks(causal_mask(2), torch.ones(2, 2))
+    with pytest.raises(ValueError, match=r"cannot be broadcast together"):
+        combine_masks(causal_mask(2), causal_mask(3))
+    with pytest.raises(ValueError, match=r"mask must be bool .*got dtype torch.int64"):
+        masked_softmax(torch.randn(2, 2), torch.ones(2, 2, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"mask of shape \(3,\) is not broadcastable .*\(2, 2\)"):
+        masked_softmax(torch.randn(2, 2), torch.ones(3, dtype=torch.bool))
+    with pytest.raises(ValueError, match=r"pad must be \(B, Tk\)"):
+        key_padding_mask(torch.ones(3, dtype=torch.bool))
