@@ -173,7 +173,7 @@ class MultiHeadAttention(nn.Module):
             out (B, Tq, D) and weights (B, H, Tq, Tk).
         """
         for name, x in (("query", query), ("key", key), ("value", value)):
-            _check_tensor(name, x, 3)
+            _check_tensor(name, x, 0)
             if x.ndim != 3 or x.shape[-1] != self.d_model:
                 raise ValueError(
                     f"{name} must be (B, T, d_model={self.d_model}), got {tuple(x.shape)}"

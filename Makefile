@@ -1,0 +1,33 @@
+# make lab   -> set up .venv on first use, then open JupyterLab on notebooks/
+# make test  -> set up .venv on first use, then run unit tests + every notebook under nbval
+# Set-up is redone only when requirements.txt or pyproject.toml change.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.lecturekit-installed
+PYTEST_ARGS ?=
+
+.PHONY: lab test install clean-venv
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "lecturekit needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) --version 2>&1)."; \
+	    echo "Run: make PYTHON=python3.11 ..."; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install --no-deps -e .
+	touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+test: $(STAMP)
+	$(BIN)/python -m pytest --nbval --nbval-current-env \
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks $(PYTEST_ARGS)
+
+clean-venv:
+	rm -rf $(VENV)
