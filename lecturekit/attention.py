@@ -7,7 +7,8 @@ Public API::
     #   (..., Tq, Tk), True = may attend.  out (..., Tq, Dv), weights (..., Tq, Tk)
 
     mha = MultiHeadAttention(d_model, num_heads, bias=True)
-    out, weights = mha(query, key, value, mask=None)  # batch-first (B, T, D); weights (B, H, Tq, Tk)
+    out, weights = mha(query, key, value, mask=None)  # batch-first (B, T, D)
+    #   weights (B, H, Tq, Tk)
     mha.load_from_torch(torch_mha)                    # copy from torch.nn.MultiheadAttention
 
     # Scoring functions: score(query (..., Tq, Dq), keys (..., Tk, Dk)) -> scores (..., Tq, Tk)
@@ -32,6 +33,7 @@ import math
 import torch
 from torch import nn
 
+from lecturekit._checks import check_positive_int
 from lecturekit.masking import masked_softmax
 
 __all__ = [
@@ -130,7 +132,8 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
 
 class MultiHeadAttention(nn.Module):
-    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O, head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V).
+    """MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,
+    head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V).
 
     Args:
         d_model: model width D; must be divisible by num_heads.
@@ -144,9 +147,8 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, num_heads: int, bias: bool = True, *, dropout: float = 0.0):
         super().__init__()
-        for name, val in (("d_model", d_model), ("num_heads", num_heads)):
-            if isinstance(val, bool) or not isinstance(val, int) or val <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {val!r}")
+        check_positive_int("d_model", d_model)
+        check_positive_int("num_heads", num_heads)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, d_model // num_heads
@@ -193,7 +195,7 @@ class MultiHeadAttention(nn.Module):
         return self.w_o(merge_heads(heads)), weights  # (B, H, Tq, Dh) -> (B, Tq, D)
 
     @torch.no_grad()
-    def load_from_torch(self, torch_mha: nn.MultiheadAttention) -> "MultiHeadAttention":
+    def load_from_torch(self, torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
         """Copy the weights of a ``torch.nn.MultiheadAttention`` (same d_model and heads).
 
         torch keeps W^Q, W^K, W^V stacked in ``in_proj_weight`` (3D, D); its outputs then equal
@@ -213,11 +215,12 @@ class MultiHeadAttention(nn.Module):
         has_bias = torch_mha.in_proj_bias is not None
         if has_bias != (self.w_q.bias is not None):
             raise ValueError(f"torch_mha has bias={has_bias}, this module has the opposite")
-        for lin, w in zip((self.w_q, self.w_k, self.w_v), torch_mha.in_proj_weight.chunk(3)):
+        qkv = (self.w_q, self.w_k, self.w_v)
+        for lin, w in zip(qkv, torch_mha.in_proj_weight.chunk(3), strict=True):
             lin.weight.copy_(w)
         self.w_o.weight.copy_(torch_mha.out_proj.weight)
         if has_bias:
-            for lin, b in zip((self.w_q, self.w_k, self.w_v), torch_mha.in_proj_bias.chunk(3)):
+            for lin, b in zip(qkv, torch_mha.in_proj_bias.chunk(3), strict=True):
                 lin.bias.copy_(b)
             self.w_o.bias.copy_(torch_mha.out_proj.bias)
         return self
@@ -353,8 +356,7 @@ class LocationScore(Score):
 
     def __init__(self, query_dim: int, max_len: int):
         super().__init__()
-        if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len <= 0:
-            raise ValueError(f"max_len must be a positive integer, got {max_len!r}")
+        check_positive_int("max_len", max_len)
         self.W = nn.Linear(query_dim, max_len, bias=False)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:

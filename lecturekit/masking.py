@@ -26,9 +26,11 @@ Lecture 06 (masking); Vaswani et al. 2017, section 3.2.3.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
+
+from lecturekit._checks import check_positive_int
 
 __all__ = [
     "causal_mask",
@@ -40,11 +42,6 @@ __all__ = [
     "masked_softmax",
     "check_mask",
 ]
-
-
-def _check_length(name: str, value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
 
 
 def causal_mask(T: int, *, device: torch.device | str | None = None) -> torch.Tensor:
@@ -59,7 +56,7 @@ def causal_mask(T: int, *, device: torch.device | str | None = None) -> torch.Te
 
     Lecture 06; Vaswani et al. section 3.2.3 (decoder self-attention).
     """
-    _check_length("T", T)
+    check_positive_int("T", T)
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 
@@ -78,16 +75,14 @@ def padding_mask(
 
     Lecture 06.
     """
-    _check_length("max_len", max_len)
+    check_positive_int("max_len", max_len)
     lengths_t = torch.as_tensor(lengths, device=device)
     if lengths_t.ndim != 1:
         raise ValueError(f"lengths must be 1-D (B,), got shape {tuple(lengths_t.shape)}")
     if lengths_t.is_floating_point() or lengths_t.dtype == torch.bool:
         raise ValueError(f"lengths must hold integers, got dtype {lengths_t.dtype}")
     if lengths_t.numel() and (lengths_t.min() < 0 or lengths_t.max() > max_len):
-        raise ValueError(
-            f"lengths must lie in 0..max_len={max_len}, got {lengths_t.tolist()}"
-        )
+        raise ValueError(f"lengths must lie in 0..max_len={max_len}, got {lengths_t.tolist()}")
     positions = torch.arange(max_len, device=lengths_t.device)
     return positions[None, :] < lengths_t[:, None]  # (B,1) vs (1,T) -> (B, T)
 

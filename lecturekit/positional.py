@@ -18,6 +18,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from lecturekit._checks import check_positive_int
+
 __all__ = [
     "sinusoidal_encoding",
     "frequencies",
@@ -28,10 +30,9 @@ __all__ = [
 
 
 def _check_sizes(max_len: int | None, d_model: int) -> None:
-    checks = (("d_model", d_model),) if max_len is None else (("max_len", max_len), ("d_model", d_model))
-    for name, val in checks:
-        if isinstance(val, bool) or not isinstance(val, int) or val <= 0:
-            raise ValueError(f"{name} must be a positive integer, got {val!r}")
+    if max_len is not None:
+        check_positive_int("max_len", max_len)
+    check_positive_int("d_model", d_model)
     if d_model % 2:
         raise ValueError(
             f"d_model={d_model} must be even: the sinusoidal encoding is made of (sin, cos) pairs"
@@ -120,9 +121,8 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def __init__(self, max_len: int, d_model: int, dropout: float = 0.0):
         super().__init__()
-        for name, val in (("max_len", max_len), ("d_model", d_model)):
-            if isinstance(val, bool) or not isinstance(val, int) or val <= 0:
-                raise ValueError(f"{name} must be a positive integer, got {val!r}")
+        check_positive_int("max_len", max_len)
+        check_positive_int("d_model", d_model)
         self.embedding = nn.Embedding(max_len, d_model)
         nn.init.normal_(self.embedding.weight, std=0.02)
         self.dropout = nn.Dropout(dropout)

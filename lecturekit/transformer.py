@@ -6,7 +6,7 @@ Public API::
     layer = EncoderLayer(d_model, num_heads, d_ff, dropout=0.0, activation="relu",
                          norm_first=False, layer_norm_eps=1e-5)
     out, weights = layer(x, mask=None)          # x (B, T, D); weights (B, H, T, T)
-    layer.load_from_torch(torch_layer)          # copy a batch_first torch.nn.TransformerEncoderLayer
+    layer.load_from_torch(torch_layer)          # copy a torch.nn.TransformerEncoderLayer
     encoder = Encoder(num_layers, d_model, num_heads, d_ff, ...)
     out, all_weights = encoder(x, mask=None)    # all_weights: list of (B, H, T, T), one per layer
 
@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lecturekit._checks import check_positive_int
 from lecturekit.attention import MultiHeadAttention
 
 __all__ = ["PositionwiseFeedForward", "EncoderLayer", "Encoder"]
@@ -84,7 +85,10 @@ class EncoderLayer(nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """x (B, T, D), mask bool broadcastable to (B, H, T, T) -> out (B, T, D), weights (B, H, T, T)."""
+        """x (B, T, D), mask bool broadcastable to (B, H, T, T).
+
+        Returns out (B, T, D) and weights (B, H, T, T).
+        """
         if self.norm_first:
             h = self.norm1(x)
             attn, weights = self.self_attn(h, h, h, mask)
@@ -97,7 +101,7 @@ class EncoderLayer(nn.Module):
         return x, weights
 
     @torch.no_grad()
-    def load_from_torch(self, torch_layer: nn.TransformerEncoderLayer) -> "EncoderLayer":
+    def load_from_torch(self, torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
         """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` of the same sizes."""
         if not isinstance(torch_layer, nn.TransformerEncoderLayer):
             raise ValueError(
@@ -134,8 +138,7 @@ class Encoder(nn.Module):
 
     def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, **layer_kwargs):
         super().__init__()
-        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers <= 0:
-            raise ValueError(f"num_layers must be a positive integer, got {num_layers!r}")
+        check_positive_int("num_layers", num_layers)
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
         )

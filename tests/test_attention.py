@@ -106,11 +106,23 @@ def test_sdpa_is_permutation_equivariant():
 @pytest.mark.parametrize(
     "args, match",
     [
-        (lambda: (torch.randn(5, 8), torch.randn(7, 4), torch.randn(7, 6)), r"q .*\(5, 8\).*k .*\(7, 4\)"),
-        (lambda: (torch.randn(5, 8), torch.randn(7, 8), torch.randn(6, 6)), r"k and v .*\(7, 8\).*\(6, 6\)"),
-        (lambda: (torch.randn(8), torch.randn(7, 8), torch.randn(7, 6)), r"q must have at least 2 dims"),
+        (
+            lambda: (torch.randn(5, 8), torch.randn(7, 4), torch.randn(7, 6)),
+            r"q .*\(5, 8\).*k .*\(7, 4\)",
+        ),
+        (
+            lambda: (torch.randn(5, 8), torch.randn(7, 8), torch.randn(6, 6)),
+            r"k and v .*\(7, 8\).*\(6, 6\)",
+        ),
+        (
+            lambda: (torch.randn(8), torch.randn(7, 8), torch.randn(7, 6)),
+            r"q must have at least 2 dims",
+        ),
         (lambda: ([[1.0]], torch.randn(7, 8), torch.randn(7, 6)), r"q must be a torch.Tensor"),
-        (lambda: (torch.randn(2, 5, 8), torch.randn(3, 7, 8), torch.randn(3, 7, 6)), r"batch dimensions"),
+        (
+            lambda: (torch.randn(2, 5, 8), torch.randn(3, 7, 8), torch.randn(3, 7, 6)),
+            r"batch dimensions",
+        ),
     ],
 )
 def test_sdpa_bad_shapes(args, match):
@@ -122,7 +134,9 @@ def test_sdpa_bad_masks():
     q, k, v = qkv(2)
     with pytest.raises(ValueError, match=r"mask must be bool.*float32"):
         scaled_dot_product_attention(q, k, v, torch.ones(5, 7))
-    with pytest.raises(ValueError, match=r"mask of shape \(5, 6\) is not broadcastable .*\(2, 5, 7\)"):
+    with pytest.raises(
+        ValueError, match=r"mask of shape \(5, 6\) is not broadcastable .*\(2, 5, 7\)"
+    ):
         scaled_dot_product_attention(q, k, v, torch.ones(5, 6, dtype=torch.bool))
     with pytest.raises(ValueError, match=r"mask of shape \(3, 5, 7\)"):
         scaled_dot_product_attention(q, k, v, torch.ones(3, 5, 7, dtype=torch.bool))
@@ -209,7 +223,9 @@ def test_mha_bad_inputs():
     x = torch.randn(2, 3, 8)
     with pytest.raises(ValueError, match=r"mask must be bool"):
         mha(x, x, x, torch.zeros(3, 3))
-    with pytest.raises(ValueError, match=r"mask of shape \(2, 3\) is not broadcastable .*\(2, 2, 3, 3\)"):
+    with pytest.raises(
+        ValueError, match=r"mask of shape \(2, 3\) is not broadcastable .*\(2, 2, 3, 3\)"
+    ):
         mha(x, x, x, padding_mask([3, 1], 3))  # (B, Tk) without key_padding_mask
     with pytest.raises(ValueError, match=r"torch_mha has embed_dim=16, num_heads=4"):
         mha.load_from_torch(torch.nn.MultiheadAttention(16, 4))
@@ -217,7 +233,7 @@ def test_mha_bad_inputs():
         mha.load_from_torch(torch.nn.MultiheadAttention(8, 2, kdim=4, vdim=4))
     with pytest.raises(ValueError, match="bias"):
         mha.load_from_torch(torch.nn.MultiheadAttention(8, 2, bias=False))
-    with pytest.raises(ValueError, match="must be a torch.nn.MultiheadAttention"):
+    with pytest.raises(ValueError, match=r"must be a torch\.nn\.MultiheadAttention"):
         mha.load_from_torch(torch.nn.Linear(8, 8))
 
 
@@ -272,7 +288,9 @@ def test_scaled_dot_attend_equals_sdpa():
 def test_score_bad_inputs():
     with pytest.raises(ValueError, match=r"DotScore needs query and keys of the same dim"):
         DotScore()(torch.randn(3, 4), torch.randn(5, 6))
-    with pytest.raises(ValueError, match=r"GeneralScore\(query_dim=4, key_dim=6\) got query \(3, 5\)"):
+    with pytest.raises(
+        ValueError, match=r"GeneralScore\(query_dim=4, key_dim=6\) got query \(3, 5\)"
+    ):
         GeneralScore(4, 6)(torch.randn(3, 5), torch.randn(5, 6))
     with pytest.raises(ValueError, match=r"AdditiveScore\(query_dim=4, key_dim=6\)"):
         AdditiveScore(4, 6, 8)(torch.randn(3, 4), torch.randn(5, 4))

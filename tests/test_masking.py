@@ -17,7 +17,9 @@ from lecturekit.masking import (
 def test_causal_mask_is_lower_triangular():
     m = causal_mask(4)
     assert m.dtype == torch.bool and m.shape == (4, 4)
-    expected = torch.tensor([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=torch.bool)
+    expected = torch.tensor(
+        [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=torch.bool
+    )
     assert torch.equal(m, expected)
     assert causal_mask(7).sum().item() == 7 * 8 // 2
 

@@ -14,7 +14,9 @@ def test_encoder_layer_matches_torch(norm_first, activation):
     ref = torch.nn.TransformerEncoderLayer(
         16, 4, 32, dropout=0.0, activation=activation, batch_first=True, norm_first=norm_first
     ).eval()
-    mine = EncoderLayer(16, 4, 32, activation=activation, norm_first=norm_first).load_from_torch(ref)
+    mine = EncoderLayer(16, 4, 32, activation=activation, norm_first=norm_first).load_from_torch(
+        ref
+    )
     x = torch.randn(3, 6, 16)
     out, weights = mine(x)
     torch.testing.assert_close(out, ref(x), atol=1e-5, rtol=0)
@@ -65,5 +67,5 @@ def test_bad_inputs():
         layer.load_from_torch(torch.nn.TransformerEncoderLayer(16, 4, 32, norm_first=True))
     with pytest.raises(ValueError, match="shape mismatch"):
         layer.load_from_torch(torch.nn.TransformerEncoderLayer(16, 4, 64))
-    with pytest.raises(ValueError, match="must be a torch.nn.TransformerEncoderLayer"):
+    with pytest.raises(ValueError, match=r"must be a torch\.nn\.TransformerEncoderLayer"):
         layer.load_from_torch(torch.nn.Linear(2, 2))

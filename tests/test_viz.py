@@ -4,13 +4,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
 
-from lecturekit.masking import causal_mask  # noqa: E402
-from lecturekit.viz import (  # noqa: E402
+from lecturekit.masking import causal_mask
+from lecturekit.viz import (
     palette,
     plot_attention,
     plot_bars,
@@ -20,8 +20,8 @@ from lecturekit.viz import (  # noqa: E402
     plot_mask,
     rc,
     theme,
+    widgets,
 )
-from lecturekit.viz import widgets  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -85,7 +85,11 @@ def test_style_is_applied_only_in_context():
     [
         (lambda: widgets.softmax_temperature_widget([112, 96], ["T", "M"]), 0, 1.0),
         (lambda: widgets.scaling_widget(), 0, 1024),
-        (lambda: widgets.head_widget(torch.softmax(torch.randn(2, 3, 4, 4), -1), list("abcd")), 1, 3),
+        (
+            lambda: widgets.head_widget(torch.softmax(torch.randn(2, 3, 4, 4), -1), list("abcd")),
+            1,
+            3,
+        ),
         (lambda: widgets.positional_encoding_widget(), 1, 50),
         (lambda: widgets.mask_widget(), 0, "padding"),
     ],

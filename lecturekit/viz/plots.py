@@ -8,13 +8,13 @@ Public API::
     plot_heatmap(matrix, ax=None, ...)                                        # any 2-D values
     plot_lines(x, ys, ax=None, ...)                                           # {label: y}
     plot_bars(values, labels=None, ax=None, ...)                              # e.g. softmax output
-    plot_mask(mask, labels=None, ax=None, ...)                                # bool mask as M (0/-inf)
+    plot_mask(mask, labels=None, ax=None, ...)                                # M of 0 / -inf
 """
 
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -100,7 +100,7 @@ def plot_heatmap(
     ):
         if labels is not None:
             set_ticks(range(len(labels)))
-            set_labels(labels, rotation=rotation, ha="right" if rotation else "right")
+            set_labels(labels, rotation=rotation, ha="right")
     if xticklabels is None:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if yticklabels is None:
@@ -177,8 +177,14 @@ def plot_heads(
         if h >= H:
             ax.axis("off")
             continue
-        plot_attention(arr[h], labels, labels, ax, annotate=annotate,
-                       title=titles[h] if titles else f"head {h + 1}")
+        plot_attention(
+            arr[h],
+            labels,
+            labels,
+            ax,
+            annotate=annotate,
+            title=titles[h] if titles else f"head {h + 1}",
+        )
         if h % ncols:
             ax.set_ylabel(None)
         if h < H - ncols:
@@ -275,6 +281,13 @@ def plot_mask(
     if show != "none":
         texts = np.where(arr, "0", "\u2212\u221e") if show == "M" else np.where(arr, "1", "0")
         for (i, j), text in np.ndenumerate(texts):
-            ax.text(j, i, text, ha="center", va="center", fontsize="small",
-                    color="black" if arr[i, j] else "white")
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize="small",
+                color="black" if arr[i, j] else "white",
+            )
     return ax

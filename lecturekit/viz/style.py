@@ -2,7 +2,7 @@
 
 Public API::
 
-    rc(theme="light") -> dict           # matplotlib rcParams; plt.style.use(rc("dark")) in a notebook
+    rc(theme="light") -> dict           # rcParams: plt.style.use(rc("dark")) in a notebook
     with theme("dark"): ...             # the same, temporarily (plt.rc_context)
     palette(theme="light") -> list[str] # colour-blind-safe line colours (Okabe-Ito)
     ATTENTION_CMAP, DIVERGING_CMAP      # sequential (weights) and diverging (signed values) maps
@@ -13,7 +13,7 @@ Nothing here changes global settings by itself: the caller applies ``rc`` or use
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator
+from collections.abc import Iterator
 
 import matplotlib.pyplot as plt
 from cycler import cycler

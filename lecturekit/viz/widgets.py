@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -103,8 +103,13 @@ def softmax_temperature_widget(
 
     def render(tau: float) -> Figure:
         fig = Figure(figsize=(5.5, 3.2))
-        plot_bars(torch.softmax(s / tau, 0), labels, fig.add_subplot(),
-                  title=f"softmax(scores / {tau:g})", ylabel="weight")
+        plot_bars(
+            torch.softmax(s / tau, 0),
+            labels,
+            fig.add_subplot(),
+            title=f"softmax(scores / {tau:g})",
+            ylabel="weight",
+        )
         fig.tight_layout()
         return fig
 
@@ -112,8 +117,9 @@ def softmax_temperature_widget(
     return figure_widget(render, {"tau": slider})
 
 
-def scaling_widget(num_keys: int = 8, dims: Sequence[int] = (1, 4, 16, 64, 256, 1024),
-                   seed: int = 0):
+def scaling_widget(
+    num_keys: int = 8, dims: Sequence[int] = (1, 4, 16, 64, 256, 1024), seed: int = 0
+):
     """Random q and k_1..k_n with N(0, 1) entries: the softmax of q.k (unscaled) saturates as
     d_k grows, while q.k / sqrt(d_k) keeps the same spread.
 
@@ -133,10 +139,13 @@ def scaling_widget(num_keys: int = 8, dims: Sequence[int] = (1, 4, 16, 64, 256, 
         fig.tight_layout()
         return fig
 
-    return figure_widget(render, {
-        "d_k": w.SelectionSlider(options=list(dims), value=list(dims)[0], description="d_k"),
-        "scaled": w.Checkbox(value=False, description="divide by √d_k"),
-    })
+    return figure_widget(
+        render,
+        {
+            "d_k": w.SelectionSlider(options=list(dims), value=dims[0], description="d_k"),
+            "scaled": w.Checkbox(value=False, description="divide by √d_k"),
+        },
+    )
 
 
 def head_widget(weights: torch.Tensor, labels: Sequence[str]):
@@ -155,19 +164,24 @@ def head_widget(weights: torch.Tensor, labels: Sequence[str]):
     def render(layer: int, head: int) -> Figure:
         fig = Figure(figsize=(5.2, 4.4))
         title = f"head {head}" if L == 1 else f"layer {layer}, head {head}"
-        plot_attention(arr[layer - 1, head - 1], labels, labels, fig.add_subplot(), title=title,
-                       colorbar=True)
+        plot_attention(
+            arr[layer - 1, head - 1], labels, labels, fig.add_subplot(), title=title, colorbar=True
+        )
         fig.tight_layout()
         return fig
 
-    controls = {"layer": w.Dropdown(options=list(range(1, L + 1)), value=1, description="layer"),
-                "head": w.Dropdown(options=list(range(1, H + 1)), value=1, description="head")}
+    controls = {
+        "layer": w.Dropdown(options=list(range(1, L + 1)), value=1, description="layer"),
+        "head": w.Dropdown(options=list(range(1, H + 1)), value=1, description="head"),
+    }
     if L == 1:
         controls["layer"].layout.display = "none"
     return figure_widget(render, controls)
 
 
-def positional_encoding_widget(max_len: int = 20, d_model: int = 512, dims: tuple[int, int] = (4, 7)):
+def positional_encoding_widget(
+    max_len: int = 20, d_model: int = 512, dims: tuple[int, int] = (4, 7)
+):
     """The sinusoidal table as a heatmap (positions x dimensions) and a few of its columns as
     curves over position; sliders for d_model, max_len and which dimensions to draw.
 
@@ -180,20 +194,37 @@ def positional_encoding_widget(max_len: int = 20, d_model: int = 512, dims: tupl
         lo, hi = min(dims[0], d_model - 1), min(dims[1], d_model - 1)
         fig = Figure(figsize=(10, 3.6))
         ax1, ax2 = fig.subplots(1, 2, width_ratios=[1.3, 1])
-        plot_heatmap(pe, ax1, diverging=True, xlabel="dimension i", ylabel="position",
-                     title=f"PE, {max_len} x {d_model}")
+        plot_heatmap(
+            pe,
+            ax1,
+            diverging=True,
+            xlabel="dimension i",
+            ylabel="position",
+            title=f"PE, {max_len} x {d_model}",
+        )
         ys = {f"dim {i}": pe[:, i] for i in range(lo, hi + 1)}
-        plot_lines(np.arange(max_len), ys, ax2, xlabel="position", ylabel="PE value",
-                   title="selected dimensions", marker=".")
+        plot_lines(
+            np.arange(max_len),
+            ys,
+            ax2,
+            xlabel="position",
+            ylabel="PE value",
+            title="selected dimensions",
+            marker=".",
+        )
         fig.tight_layout()
         return fig
 
-    return figure_widget(render, {
-        "d_model": w.Dropdown(options=[16, 32, 64, 128, 256, 512], value=d_model,
-                              description="d_model"),
-        "max_len": w.IntSlider(value=max_len, min=5, max=100, description="max_len"),
-        "dims": w.IntRangeSlider(value=dims, min=0, max=63, description="dims"),
-    })
+    return figure_widget(
+        render,
+        {
+            "d_model": w.Dropdown(
+                options=[16, 32, 64, 128, 256, 512], value=d_model, description="d_model"
+            ),
+            "max_len": w.IntSlider(value=max_len, min=5, max=100, description="max_len"),
+            "dims": w.IntRangeSlider(value=dims, min=0, max=63, description="dims"),
+        },
+    )
 
 
 def mask_widget(seed: int = 0, max_len: int = 10):
@@ -218,14 +249,26 @@ def mask_widget(seed: int = 0, max_len: int = 10):
         fig = Figure(figsize=(10, 4.4))
         ax1, ax2 = fig.subplots(1, 2)
         plot_mask(mask, labels, ax1, title="M (added to the scores)")
-        plot_attention(masked_softmax(scores[:T, :T], mask), labels, labels, ax2,
-                       title="softmax(scores + M)", annotate=T <= 8)
+        plot_attention(
+            masked_softmax(scores[:T, :T], mask),
+            labels,
+            labels,
+            ax2,
+            title="softmax(scores + M)",
+            annotate=T <= 8,
+        )
         fig.tight_layout()
         return fig
 
-    return figure_widget(render, {
-        "kind": w.Dropdown(options=["none", "padding", "causal", "causal + padding"],
-                           value="causal", description="mask"),
-        "T": w.IntSlider(value=6, min=2, max=max_len, description="T"),
-        "length": w.IntSlider(value=4, min=1, max=max_len, description="real length"),
-    })
+    return figure_widget(
+        render,
+        {
+            "kind": w.Dropdown(
+                options=["none", "padding", "causal", "causal + padding"],
+                value="causal",
+                description="mask",
+            ),
+            "T": w.IntSlider(value=6, min=2, max=max_len, description="T"),
+            "length": w.IntSlider(value=4, min=1, max=max_len, description="real length"),
+        },
+    )
