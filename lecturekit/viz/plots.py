@@ -75,9 +75,12 @@ def plot_heatmap(
     colorbar: bool = True,
     annotate: bool = False,
     fmt: str = ".2f",
+    interpolation: str = "nearest",
 ) -> Axes:
     """Heatmap of a 2-D matrix, row 0 at the top. ``diverging=True`` centres the colour map on
-    0 (for signed values such as positional encodings)."""
+    0 (for signed values such as positional encodings). Use ``interpolation="antialiased"`` for
+    matrices with more columns than the axes has pixels (e.g. 512 dims), which otherwise show
+    false stripes (aliasing)."""
     arr = _to_numpy("matrix", matrix, 2).astype(float)
     _check_labels("yticklabels", yticklabels, arr.shape[0])
     _check_labels("xticklabels", xticklabels, arr.shape[1])
@@ -92,7 +95,7 @@ def plot_heatmap(
         vmin=vmin,
         vmax=vmax,
         aspect="auto",
-        interpolation="nearest",
+        interpolation=interpolation,
     )
     for labels, set_ticks, set_labels, rotation in (
         (xticklabels, ax.set_xticks, ax.set_xticklabels, 45),

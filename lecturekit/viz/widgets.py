@@ -198,10 +198,12 @@ def positional_encoding_widget(
             pe,
             ax1,
             diverging=True,
-            xlabel="dimension i",
+            interpolation="antialiased" if d_model > 128 else "nearest",
+            xlabel="dimension (column)",
             ylabel="position",
             title=f"PE, {max_len} x {d_model}",
         )
+        hi = min(hi, lo + 7)  # at most 8 curves stay readable
         ys = {f"dim {i}": pe[:, i] for i in range(lo, hi + 1)}
         plot_lines(
             np.arange(max_len),
@@ -209,21 +211,29 @@ def positional_encoding_widget(
             ax2,
             xlabel="position",
             ylabel="PE value",
-            title="selected dimensions",
+            title=f"dimensions {lo}..{hi}",
             marker=".",
+            legend=False,
         )
+        ax2.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
         fig.tight_layout()
         return fig
 
+    controls = {
+        "d_model": w.Dropdown(
+            options=[16, 32, 64, 128, 256, 512], value=d_model, description="d_model"
+        ),
+        "max_len": w.IntSlider(value=max_len, min=5, max=100, description="max_len"),
+        "dims": w.IntRangeSlider(value=dims, min=0, max=d_model - 1, description="dims"),
+    }
+
+    def follow_d_model(change: dict) -> None:  # registered first: runs before the redraw
+        controls["dims"].max = change["new"] - 1
+
+    controls["d_model"].observe(follow_d_model, names="value")
     return figure_widget(
         render,
-        {
-            "d_model": w.Dropdown(
-                options=[16, 32, 64, 128, 256, 512], value=d_model, description="d_model"
-            ),
-            "max_len": w.IntSlider(value=max_len, min=5, max=100, description="max_len"),
-            "dims": w.IntRangeSlider(value=dims, min=0, max=63, description="dims"),
-        },
+        controls,
     )
 
 
