@@ -7,6 +7,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lecturekit-installed
 PYTEST_ARGS ?=
+LAB_ARGS ?=
+# Jupyter refuses to start as root (e.g. in a container) unless told to.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 .PHONY: lab test install clean-venv
 
@@ -23,7 +26,7 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
