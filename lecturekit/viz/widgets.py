@@ -165,7 +165,13 @@ def head_widget(weights: torch.Tensor, labels: Sequence[str]):
         fig = Figure(figsize=(5.2, 4.4))
         title = f"head {head}" if L == 1 else f"layer {layer}, head {head}"
         plot_attention(
-            arr[layer - 1, head - 1], labels, labels, fig.add_subplot(), title=title, colorbar=True
+            arr[layer - 1, head - 1],
+            labels,
+            labels,
+            fig.add_subplot(),
+            title=title,
+            colorbar=True,
+            annotate=arr.shape[-1] <= 8,  # numbers overlap beyond ~8 columns at this size
         )
         fig.tight_layout()
         return fig
