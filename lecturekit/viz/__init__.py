@@ -12,6 +12,7 @@ from lecturekit.viz.plots import (
     plot_mask,
 )
 from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP, palette, rc, theme
+from lecturekit.viz.trees import plot_beam_tree
 
 __all__ = [
     "plot_attention",
@@ -20,6 +21,7 @@ __all__ = [
     "plot_heatmap",
     "plot_lines",
     "plot_mask",
+    "plot_beam_tree",
     "ATTENTION_CMAP",
     "DIVERGING_CMAP",
     "palette",

@@ -1,0 +1,1 @@
+"""Deterministic toy datasets for the lectures (generated in code, never downloaded)."""

@@ -1,0 +1,295 @@
+"""Decoding: greedy search and beam search over any model that gives next-token log-probs.
+
+Public API::
+
+    # step(prefix_ids (N, t) long, each row starting with bos) -> log_probs (N, V) (log_softmax)
+    hyp = greedy_search(step, bos, eos, max_len)                      # -> Hypothesis
+    hyps = beam_search(step, bos, eos, beam_size, max_len,
+                       length_penalty=0.0, n_best=None)               # best first
+    hyps, tree = beam_search(..., trace=True)                         # tree: BeamTrace
+
+    Hypothesis(tokens, score, finished)   # tokens after bos; score = sum of their log-probs
+    hyp.normalized_score(length_penalty)  # score / len(tokens) ** length_penalty
+    BeamTrace(nodes, results, ...)        # the search tree: one TraceNode per expanded candidate
+    # plot it with lecturekit.viz.trees.plot_beam_tree(tree, vocab)
+
+Ties go to the lowest token id (then to the better-ranked parent), so beam search with
+beam_size=1 returns exactly greedy search's hypothesis.
+
+Lecture 07; log P(y | x) = sum_t log P(y_t | y_<t, x); Wu et al. 2016 (length normalisation).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from lecturekit._checks import check_positive_int
+
+__all__ = ["Hypothesis", "greedy_search", "beam_search", "BeamTrace", "TraceNode", "StepFn"]
+
+StepFn = Callable[[torch.Tensor], torch.Tensor]  # prefix_ids (N, t) -> log_probs (N, V)
+
+_LOGSUMEXP_TOL = 1e-3
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One output sequence of a search.
+
+    Attributes:
+        tokens: the generated ids after bos, ending with eos if finished.
+        score: log P(tokens) = the sum of the step log-probs of ``tokens``.
+        finished: True if it ended with eos, False if max_len stopped it.
+
+    Lecture 07.
+    """
+
+    tokens: tuple[int, ...]
+    score: float
+    finished: bool
+
+    def normalized_score(self, length_penalty: float) -> float:
+        """score / len(tokens) ** length_penalty (length counted as >= 1).
+
+        length_penalty=0 gives the raw sum, which favours short outputs (every token adds a
+        negative log-prob); 1 gives the mean log-prob per token.
+
+        Lecture 07; Wu et al. 2016 section 7 (with len(tokens) for their ((5 + |Y|) / 6)).
+        """
+        return self.score / max(len(self.tokens), 1) ** length_penalty
+
+
+@dataclass(frozen=True)
+class TraceNode:
+    """One node of the beam-search tree: a candidate = its parent hypothesis plus one token.
+
+    Attributes:
+        id: index of this node in ``BeamTrace.nodes``; the root (bos) is 0.
+        step: time step t that generated ``token`` (1 = first token); 0 for the root.
+        parent: id of the parent node; -1 for the root.
+        token: the token id (bos for the root).
+        score: cumulative log-prob of the hypothesis ending here (0 for the root).
+        kept: the candidate made it into the beam at its step (the root counts as kept).
+        finished: ``token`` is eos; a kept finished node went to the finished list.
+    """
+
+    id: int
+    step: int
+    parent: int
+    token: int
+    score: float
+    kept: bool
+    finished: bool
+
+
+@dataclass(frozen=True)
+class BeamTrace:
+    """The tree a beam search explored, for ``lecturekit.viz.trees.plot_beam_tree``.
+
+    At every step each live hypothesis records its ``beam_size`` best continuations (what the
+    lecture slide draws); the candidates kept in the beam are always among them.
+
+    Attributes:
+        nodes: the root, then each step's candidates, best score first.
+        results: node id of each returned hypothesis, in the returned order (best first).
+        beam_size: k.
+        length_penalty: the length_penalty of the final ranking.
+
+    Lecture 07.
+    """
+
+    nodes: tuple[TraceNode, ...]
+    results: tuple[int, ...]
+    beam_size: int
+    length_penalty: float
+
+    @property
+    def num_steps(self) -> int:
+        """The number of decoding steps taken."""
+        return max(node.step for node in self.nodes)
+
+    def at_step(self, step: int) -> tuple[TraceNode, ...]:
+        """The candidates expanded at time step ``step`` (0: the root alone)."""
+        return tuple(node for node in self.nodes if node.step == step)
+
+    def path(self, node_id: int) -> tuple[TraceNode, ...]:
+        """The nodes from the root to ``node_id``, root first."""
+        if not 0 <= node_id < len(self.nodes):
+            raise ValueError(f"node_id={node_id} is not in 0..{len(self.nodes) - 1}")
+        path = [self.nodes[node_id]]
+        while path[-1].parent >= 0:
+            path.append(self.nodes[path[-1].parent])
+        return tuple(reversed(path))
+
+
+def _check_token(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise ValueError(f"{name} must be a non-negative int token id, got {value!r}")
+
+
+def _check_common(step: object, bos: object, eos: object, max_len: object) -> None:
+    if not callable(step):
+        raise ValueError(f"step must be callable (prefix_ids -> log_probs), got {step!r}")
+    _check_token("bos", bos)
+    _check_token("eos", eos)
+    check_positive_int("max_len", max_len)
+
+
+def _call_step(step: StepFn, prefixes: torch.Tensor, eos: int, V: int | None) -> torch.Tensor:
+    """log_probs (N, V) = step(prefixes (N, t)), checked: shape, finite, rows normalised."""
+    out = step(prefixes)
+    if not isinstance(out, torch.Tensor) or not out.is_floating_point():
+        got = f"dtype {out.dtype}" if isinstance(out, torch.Tensor) else type(out).__name__
+        raise ValueError(f"step must return a floating-point torch.Tensor, got {got}")
+    N = prefixes.shape[0]
+    if out.ndim != 2 or out.shape[0] != N or (V is not None and out.shape[1] != V):
+        raise ValueError(
+            f"step must return log_probs of shape (N, V) = ({N}, {V or 'V'}) for prefix_ids "
+            f"of shape {tuple(prefixes.shape)}, got {tuple(out.shape)}"
+        )
+    if eos >= out.shape[1]:
+        raise ValueError(f"eos={eos} is not a token id: step returned V={out.shape[1]} log-probs")
+    bad = torch.isnan(out) | (out == math.inf)  # -inf is allowed: a token of probability 0
+    if bad.any():
+        row = int(bad.any(dim=1).nonzero()[0])
+        raise ValueError(f"step returned NaN or +inf log-probs in row {row}")
+    lse = torch.logsumexp(out.double(), dim=1)  # (N, V) -> (N,); 0 for a normalised row
+    off = ~(lse.abs() <= _LOGSUMEXP_TOL)
+    if off.any():
+        row = int(off.nonzero()[0])
+        raise ValueError(
+            f"step must return normalised log-probs (log_softmax), but row {row} has "
+            f"logsumexp {float(lse[row]):.4g}, not 0 (tolerance {_LOGSUMEXP_TOL})"
+        )
+    return out.detach()
+
+
+@torch.no_grad()
+def greedy_search(step: StepFn, bos: int, eos: int, max_len: int) -> Hypothesis:
+    """Take the most probable next token at every step: y_t = argmax_y P(y | y_<t, x).
+
+    Args:
+        step: prefix_ids (1, t) long, starting with bos -> log_probs (1, V).
+        bos: the id every prefix starts with.
+        eos: the id that ends a hypothesis.
+        max_len: the maximum number of generated tokens (eos included).
+
+    Returns:
+        The Hypothesis (finished=False if max_len stopped it); ties go to the lowest token id.
+
+    Lecture 07; greedy decoding.
+    """
+    _check_common(step, bos, eos, max_len)
+    tokens: list[int] = []
+    score = 0.0
+    for _ in range(max_len):
+        prefix = torch.tensor([[bos, *tokens]])  # (1, t)
+        log_probs = _call_step(step, prefix, eos, None)[0]  # (1, V) -> (V,)
+        token = int(log_probs.argmax())  # the first maximum: lowest id wins ties
+        score += float(log_probs[token])
+        tokens.append(token)
+        if token == eos:
+            return Hypothesis(tuple(tokens), score, finished=True)
+    return Hypothesis(tuple(tokens), score, finished=False)
+
+
+@torch.no_grad()
+def beam_search(
+    step: StepFn,
+    bos: int,
+    eos: int,
+    beam_size: int,
+    max_len: int,
+    length_penalty: float = 0.0,
+    n_best: int | None = None,
+    trace: bool = False,
+) -> list[Hypothesis] | tuple[list[Hypothesis], BeamTrace]:
+    """Keep the ``beam_size`` best partial hypotheses (by cumulative log-prob) at every step.
+
+    Each step expands all live hypotheses in one call ``step(prefix_ids (N, t)) -> (N, V)`` and
+    keeps the best ``beam_size - #finished`` candidates; a kept candidate ending in eos moves
+    to the finished list. The search stops when ``beam_size`` hypotheses have finished, after
+    ``max_len`` steps, or (length_penalty=0 only) when no live hypothesis can still enter the
+    ``n_best`` list: log-probs are <= 0, so a score can only go down.
+
+    Args:
+        step: prefix_ids (N, t) long, starting with bos -> log_probs (N, V) (log_softmax).
+        bos: the id every prefix starts with.
+        eos: the id that ends a hypothesis.
+        beam_size: k >= 1; k=1 is greedy search.
+        max_len: the maximum number of generated tokens (eos included).
+        length_penalty: alpha of the final ranking by score / len ** alpha (0 = raw sum).
+        n_best: how many hypotheses to return, 1..beam_size (default beam_size).
+        trace: also return the search tree (a ``BeamTrace``).
+
+    Returns:
+        Up to ``n_best`` hypotheses, best first: the finished ones ranked by
+        ``normalized_score(length_penalty)``, then, if fewer than n_best finished, the best
+        unfinished ones. With trace=True, the tuple ``(hypotheses, BeamTrace)``.
+
+    Lecture 07; beam search (Sutskever et al. 2014), length normalisation (Wu et al. 2016).
+    """
+    _check_common(step, bos, eos, max_len)
+    check_positive_int("beam_size", beam_size)
+    n_best = beam_size if n_best is None else n_best
+    if isinstance(n_best, bool) or not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
+        raise ValueError(f"n_best must be an int in 1..beam_size={beam_size}, got {n_best!r}")
+    if not isinstance(length_penalty, numbers.Real) or not math.isfinite(length_penalty):
+        raise ValueError(f"length_penalty must be a finite number, got {length_penalty!r}")
+    if not isinstance(trace, bool):
+        raise ValueError(f"trace must be a bool, got {trace!r}")
+
+    nodes = [TraceNode(0, 0, -1, bos, 0.0, kept=True, finished=False)]
+    live: list[tuple[Hypothesis, int]] = [(Hypothesis((), 0.0, False), 0)]  # (hyp, node id)
+    done: list[tuple[Hypothesis, int]] = []
+    V = None
+    for t in range(1, max_len + 1):
+        prefixes = torch.tensor([(bos, *hyp.tokens) for hyp, _ in live])  # (N, t)
+        log_probs = _call_step(step, prefixes, eos, V).double()  # (N, V)
+        N, V = log_probs.shape
+        prev = torch.tensor([hyp.score for hyp, _ in live], dtype=torch.float64)
+        scores = prev[:, None] + log_probs  # (N, 1) + (N, V) -> (N, V) cumulative log-probs
+        flat = scores.flatten().tolist()  # (N, V) -> (N*V,): index i = beam * V + token
+        order = scores.flatten().sort(descending=True, stable=True).indices  # ties: lowest i
+        chosen = [i for i in order[: beam_size - len(done)].tolist() if flat[i] > -math.inf]
+
+        node_of = {}  # flat index -> TraceNode id
+        if trace:  # each live hypothesis's beam_size best continuations, best first overall
+            top = scores.sort(dim=1, descending=True, stable=True).indices[:, :beam_size]
+            top = top + V * torch.arange(N)[:, None]  # (N, k): token ids -> flat indices
+            for i in sorted({*top.flatten().tolist(), *chosen}, key=lambda j: (-flat[j], j)):
+                if flat[i] == -math.inf:  # probability 0: not a hypothesis
+                    continue
+                beam, token = divmod(i, V)
+                node_of[i] = len(nodes)
+                parent, kept, fin = live[beam][1], i in chosen, token == eos
+                nodes.append(TraceNode(len(nodes), t, parent, token, flat[i], kept, fin))
+
+        new_live = []
+        for i in chosen:
+            beam, token = divmod(i, V)
+            hyp = Hypothesis((*live[beam][0].tokens, token), flat[i], token == eos)
+            (done if hyp.finished else new_live).append((hyp, node_of.get(i, -1)))
+        live = new_live
+        if len(done) >= beam_size or not live:
+            break
+        if length_penalty == 0 and len(done) >= n_best:
+            nth_best = sorted((hyp.score for hyp, _ in done), reverse=True)[n_best - 1]
+            if live[0][0].score < nth_best:  # live is best first
+                break
+
+    def key(item: tuple[Hypothesis, int]) -> float:
+        return item[0].normalized_score(length_penalty)
+
+    ranked = sorted(done, key=key, reverse=True)  # stable: ties keep the order they finished
+    ranked += sorted(live, key=key, reverse=True)[: max(n_best - len(ranked), 0)]
+    hyps = [hyp for hyp, _ in ranked[:n_best]]
+    if not trace:
+        return hyps
+    results = tuple(node for _, node in ranked[:n_best])
+    return hyps, BeamTrace(tuple(nodes), results, beam_size, float(length_penalty))

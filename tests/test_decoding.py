@@ -1,0 +1,314 @@
+"""lecturekit.decoding: greedy vs beam search on a hand-built table where greedy is wrong, beam
+size 1 == greedy, scores = sums of step log-probs, length normalisation, the trace, bad input."""
+
+import itertools
+import math
+
+import pytest
+import torch
+
+from lecturekit.decoding import BeamTrace, Hypothesis, beam_search, greedy_search
+
+# ------------------------------------------------------------------- a hand-built toy model
+
+BOS, EOS, A, B, C = range(5)
+VOCAB = ["<s>", "</s>", "a", "b", "c"]
+
+# P(next | generated so far), over [<s>, </s>, a, b, c]. Greedy takes "a" (0.5) first, but the
+# best sequence starts with "b" (0.4): P(b c </s>) = 0.4 * 0.9 * 0.9 = 0.324 beats greedy's
+# P(a a </s>) = 0.5 * 0.35 * 0.6 = 0.105.
+TABLE = {
+    (): [0.02, 0.03, 0.50, 0.40, 0.05],
+    (A,): [0.02, 0.08, 0.35, 0.30, 0.25],
+    (B,): [0.02, 0.04, 0.02, 0.02, 0.90],
+    (B, C): [0.02, 0.90, 0.04, 0.02, 0.02],
+}
+DEFAULT = [0.05, 0.60, 0.15, 0.10, 0.10]  # every other prefix
+
+
+def make_table_step(table, default):
+    def step(prefix_ids):
+        rows = [table.get(tuple(p[1:]), default) for p in prefix_ids.tolist()]
+        return torch.tensor(rows, dtype=torch.float64).log()  # (N, V)
+
+    return step
+
+
+table_step = make_table_step(TABLE, DEFAULT)
+
+
+def bigram_step(seed, V=7):
+    """A random fixed bigram model: log P(next | last token)."""
+    g = torch.Generator().manual_seed(seed)
+    table = torch.log_softmax(2 * torch.randn(V, V, generator=g), dim=-1)  # (V, V)
+    return lambda prefix_ids: table[prefix_ids[:, -1]]  # (N, t) -> (N, V)
+
+
+def log(*probs):
+    return sum(math.log(p) for p in probs)
+
+
+def rescore(step, tokens, bos=BOS):
+    """Sum of the step log-probs of tokens, one prefix at a time."""
+    return sum(
+        float(step(torch.tensor([[bos, *tokens[:t]]]))[0, tok]) for t, tok in enumerate(tokens)
+    )
+
+
+# ------------------------------------------------------------------------- greedy vs beam
+
+
+def test_greedy_takes_the_locally_best_token():
+    hyp = greedy_search(table_step, BOS, EOS, max_len=10)
+    assert hyp.tokens == (A, A, EOS) and hyp.finished
+    assert hyp.score == pytest.approx(log(0.5, 0.35, 0.6), abs=1e-12)
+
+
+def test_beam_search_finds_the_better_sequence():
+    best, second = beam_search(table_step, BOS, EOS, beam_size=2, max_len=10)
+    assert best == Hypothesis((B, C, EOS), pytest.approx(log(0.4, 0.9, 0.9), abs=1e-12), True)
+    assert second.tokens == (A, A, EOS)
+    assert second.score == pytest.approx(log(0.5, 0.35, 0.6), abs=1e-12)
+    assert best.score > greedy_search(table_step, BOS, EOS, 10).score
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("max_len", [1, 3, 12])
+def test_beam_size_1_is_greedy(seed, max_len):
+    for step in (table_step, bigram_step(seed)):
+        greedy = greedy_search(step, BOS, EOS, max_len)
+        assert beam_search(step, BOS, EOS, beam_size=1, max_len=max_len) == [greedy]
+
+
+def test_ties_go_to_the_lowest_token_id():
+    def uniform(prefix_ids):
+        return torch.full((len(prefix_ids), 4), -math.log(4))
+
+    greedy = greedy_search(uniform, bos=0, eos=3, max_len=3)
+    assert greedy.tokens == (0, 0, 0) and not greedy.finished
+    assert beam_search(uniform, 0, 3, beam_size=1, max_len=3) == [greedy]
+    hyps = beam_search(uniform, 0, 3, beam_size=2, max_len=1)
+    assert [h.tokens for h in hyps] == [(0,), (1,)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scores_are_sums_of_step_log_probs(seed):
+    step = bigram_step(seed)
+    for hyp in beam_search(step, BOS, EOS, beam_size=3, max_len=6):
+        assert hyp.score == rescore(step, hyp.tokens)
+        assert hyp.finished == (hyp.tokens[-1] == EOS)
+        assert EOS not in hyp.tokens[:-1]
+    hyp = greedy_search(step, BOS, EOS, max_len=6)
+    assert hyp.score == rescore(step, hyp.tokens)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_beam_as_wide_as_the_tree_is_exact_search(seed):
+    V, max_len = 4, 3
+    step = bigram_step(seed, V)
+    finished = [
+        seq[: seq.index(EOS) + 1]
+        for n in range(1, max_len + 1)
+        for seq in itertools.product(range(V), repeat=n)
+        if EOS in seq and seq.index(EOS) == n - 1
+    ]
+    best = max(finished, key=lambda seq: rescore(step, seq))
+    hyps = beam_search(step, BOS, EOS, beam_size=V**max_len, max_len=max_len)
+    assert hyps[0].tokens == best
+    assert hyps[0].score == pytest.approx(rescore(step, best), abs=1e-6)
+
+
+def test_n_best_list_is_sorted_finished_first():
+    step = bigram_step(3)
+    hyps = beam_search(step, BOS, EOS, beam_size=4, max_len=4, n_best=4)
+    assert len(hyps) == 4
+    done = [h for h in hyps if h.finished]
+    assert hyps[: len(done)] == done, "finished hypotheses come first"
+    scores = [h.score for h in done]
+    assert scores == sorted(scores, reverse=True)
+    assert len(beam_search(step, BOS, EOS, beam_size=4, max_len=4, n_best=2)) == 2
+
+
+# ------------------------------------------------------------------ length normalisation
+
+# "</s>" at once (P = 0.5) beats "a b c </s>" (P = 0.45 * 0.9^3 = 0.328) on the raw sum, but
+# per token the long one is far more probable: -1.11 / 4 = -0.28 > -0.69 / 1.
+SHORT_LONG = make_table_step(
+    {
+        (): [0.01, 0.50, 0.45, 0.02, 0.02],
+        (A,): [0.025, 0.025, 0.025, 0.9, 0.025],
+        (A, B): [0.025, 0.025, 0.025, 0.025, 0.9],
+        (A, B, C): [0.025, 0.9, 0.025, 0.025, 0.025],
+    },
+    [0.2] * 5,
+)
+
+
+def test_length_penalty_prefers_the_longer_hypothesis():
+    raw = beam_search(SHORT_LONG, BOS, EOS, beam_size=2, max_len=6)
+    assert [h.tokens for h in raw] == [(EOS,), (A, B, C, EOS)]
+    assert raw[0].score == pytest.approx(log(0.5), abs=1e-12)
+    assert raw[1].score == pytest.approx(log(0.45, 0.9, 0.9, 0.9), abs=1e-12)
+    normed = beam_search(SHORT_LONG, BOS, EOS, beam_size=2, max_len=6, length_penalty=1.0)
+    assert normed == raw[::-1]
+    long, short = normed
+    assert long.normalized_score(1.0) > short.normalized_score(1.0)
+    assert long.normalized_score(0.0) == long.score < short.score
+
+
+def test_normalized_score():
+    hyp = Hypothesis((2, 3, 1), -3.0, True)
+    assert hyp.normalized_score(0.0) == -3.0
+    assert hyp.normalized_score(1.0) == -1.0
+    assert hyp.normalized_score(0.5) == pytest.approx(-3.0 / math.sqrt(3))
+    assert Hypothesis((), 0.0, False).normalized_score(1.0) == 0.0
+
+
+def test_early_stop_when_no_live_hypothesis_can_win():
+    hyps, tree = beam_search(SHORT_LONG, BOS, EOS, beam_size=2, max_len=6, n_best=1, trace=True)
+    assert [h.tokens for h in hyps] == [(EOS,)]
+    assert tree.num_steps == 1  # "a" (-0.80) can never beat "</s>" (-0.69)
+
+
+def test_zero_probability_tokens_are_never_chosen():
+    def no_bos(prefix_ids):
+        logits = torch.tensor([[-math.inf, 0.0, 1.0, 2.0, 0.5]]).expand(len(prefix_ids), 5)
+        return torch.log_softmax(logits, dim=-1)
+
+    hyps, tree = beam_search(no_bos, BOS, EOS, beam_size=5, max_len=2, trace=True)
+    assert all(BOS not in h.tokens for h in hyps)
+    assert all(math.isfinite(node.score) for node in tree.nodes)
+
+
+def test_runs_without_autograd():
+    lin = torch.nn.Linear(1, 5)
+    grad_enabled = []
+
+    def step(prefix_ids):
+        grad_enabled.append(torch.is_grad_enabled())
+        return torch.log_softmax(lin(prefix_ids[:, -1:].float()), dim=-1)
+
+    greedy_search(step, BOS, EOS, 3)
+    beam_search(step, BOS, EOS, 2, 3)
+    assert grad_enabled and not any(grad_enabled)
+
+
+# ------------------------------------------------------------------------------------- trace
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_trace_is_the_search_tree(seed):
+    step, k = bigram_step(seed), 3
+    hyps, tree = beam_search(step, BOS, EOS, beam_size=k, max_len=6, trace=True)
+    assert isinstance(tree, BeamTrace) and tree.beam_size == k
+    assert beam_search(step, BOS, EOS, beam_size=k, max_len=6) == hyps  # trace changes nothing
+    assert tree.nodes[0].step == 0 and tree.nodes[0].token == BOS and tree.nodes[0].parent == -1
+    for i, node in enumerate(tree.nodes):
+        assert node.id == i
+        if i:
+            parent = tree.nodes[node.parent]
+            assert parent.kept and not parent.finished and parent.step == node.step - 1
+            assert node.score == pytest.approx(
+                parent.score + float(step(torch.tensor([[parent.token]]))[0, node.token])
+            )
+            assert node.finished == (node.token == EOS)
+    for t in range(1, tree.num_steps + 1):
+        nodes = tree.at_step(t)
+        assert 1 <= sum(n.kept for n in nodes) <= k
+        scores = [n.score for n in nodes]
+        assert scores == sorted(scores, reverse=True)
+    assert len(tree.results) == len(hyps)
+    for hyp, node_id in zip(hyps, tree.results, strict=True):
+        path = tree.path(node_id)
+        assert tuple(n.token for n in path[1:]) == hyp.tokens
+        assert all(n.kept for n in path) and path[-1].score == hyp.score
+
+
+def test_trace_of_the_hand_built_example():
+    hyps, tree = beam_search(table_step, BOS, EOS, beam_size=2, max_len=10, trace=True)
+    assert tree.num_steps == 3
+    assert [VOCAB[n.token] for n in tree.path(tree.results[0])] == ["<s>", "b", "c", "</s>"]
+    assert tree.nodes[tree.results[0]].score == hyps[0].score
+    assert [(VOCAB[n.token], n.kept) for n in tree.at_step(1)] == [("a", True), ("b", True)]
+    kept2 = [VOCAB[n.token] for n in tree.at_step(2) if n.kept]
+    assert kept2 == ["c", "a"]  # b c (0.36) and a a (0.175); a b (0.15) is pruned
+    assert [n.finished for n in tree.at_step(3) if n.kept] == [True, True]
+
+
+# ------------------------------------------------------------------------------ bad input
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"beam_size": 0}, "beam_size must be a positive integer, got 0"),
+        ({"beam_size": 2.0}, "beam_size"),
+        ({"max_len": 0}, "max_len must be a positive integer, got 0"),
+        ({"n_best": 0}, r"n_best must be an int in 1..beam_size=2, got 0"),
+        ({"n_best": 3}, r"n_best .* got 3"),
+        ({"bos": 1.0}, "bos must be a non-negative int"),
+        ({"eos": "x"}, "eos must be a non-negative int"),
+        ({"eos": True}, "eos"),
+        ({"eos": 9}, "eos=9 is not a token id: step returned V=5"),
+        ({"step": None}, "step must be callable"),
+        ({"length_penalty": math.nan}, "length_penalty must be a finite number"),
+        ({"trace": 1}, "trace must be a bool"),
+    ],
+)
+def test_bad_arguments(kwargs, match):
+    args = {"step": table_step, "bos": BOS, "eos": EOS, "beam_size": 2, "max_len": 5} | kwargs
+    with pytest.raises(ValueError, match=match):
+        beam_search(**args)
+    greedy_kwargs = {k: v for k, v in args.items() if k in ("step", "bos", "eos", "max_len")}
+    if set(kwargs) <= set(greedy_kwargs):
+        with pytest.raises(ValueError, match=match):
+            greedy_search(**greedy_kwargs)
+
+
+def logits_step(prefix_ids):
+    return torch.ones(len(prefix_ids), 5)
+
+
+def nan_in_row_1(prefix_ids):
+    out = torch.log_softmax(torch.zeros(len(prefix_ids), 5), dim=-1)
+    if len(out) > 1:
+        out[1, 2] = math.nan
+    return out
+
+
+@pytest.mark.parametrize(
+    ("step", "match"),
+    [
+        (
+            lambda p: torch.zeros(len(p), 5, 1),
+            r"shape \(N, V\) = \(2, 5\) for prefix_ids of shape \(2, 2\), got \(2, 5, 1\)",
+        ),
+        (
+            lambda p: torch.zeros(1, 5),
+            r"\(N, V\) = \(2, 5\) for prefix_ids of shape \(2, 2\), got \(1, 5\)",
+        ),
+        (lambda p: torch.zeros(len(p), 6), r"\(N, V\) = \(2, 5\) .* got \(2, 6\)"),
+        (lambda p: [[0.0] * 5], "must return a floating-point torch.Tensor, got list"),
+        (lambda p: torch.zeros(len(p), 5, dtype=torch.long), "got dtype torch.int64"),
+        (logits_step, "row 0 has logsumexp 2.609, not 0"),
+        (lambda p: torch.full((len(p), 5), math.inf), r"NaN or \+inf log-probs in row 0"),
+        (nan_in_row_1, r"NaN or \+inf log-probs in row 1"),
+    ],
+)
+def test_bad_step_output(step, match):
+    def faulty(prefix_ids):  # step 1 is fine (N=1), step 2 (N=2 beams) goes wrong
+        if prefix_ids.shape[1] == 1:
+            return torch.tensor([[0.01, 0.01, 0.49, 0.49, 0.0]]).log()
+        return step(prefix_ids)
+
+    with pytest.raises(ValueError, match=match):
+        beam_search(faulty, BOS, EOS, beam_size=2, max_len=5)
+
+
+def test_bad_step_output_in_greedy_search():
+    with pytest.raises(
+        ValueError, match=r"\(N, V\) = \(1, V\) for prefix_ids of shape \(1, 1\), got \(5,\)"
+    ):
+        greedy_search(lambda p: torch.zeros(5), BOS, EOS, 3)
+    with pytest.raises(ValueError, match=r"row 0 has logsumexp 2\.609"):
+        greedy_search(logits_step, BOS, EOS, 3)
