@@ -88,8 +88,8 @@ def load_checkpoint(
     if actual != expected:
         raise ValueError(
             f"checkpoint {name!r} has sha256 {actual[:12]}..., but MANIFEST says "
-            f"{expected[:12]}...: the file is corrupt or was changed; regenerate it with "
-            "`python -m lecturekit.train_seq2seq`"
+            f"{expected[:12]}...: the file is corrupt or was changed; restore it from git, "
+            "or regenerate it with its command in data/README.md"
         )
     with safe_open(str(path), framework="pt") as f:
         config = json.loads(f.metadata()["config"])

@@ -12,7 +12,7 @@ from lecturekit.viz.plots import (
     plot_mask,
 )
 from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP, palette, rc, theme
-from lecturekit.viz.trees import plot_beam_tree
+from lecturekit.viz.trees import beam_tree_figure, beam_widget, plot_beam_tree
 
 __all__ = [
     "plot_attention",
@@ -22,6 +22,8 @@ __all__ = [
     "plot_lines",
     "plot_mask",
     "plot_beam_tree",
+    "beam_tree_figure",
+    "beam_widget",
     "ATTENTION_CMAP",
     "DIVERGING_CMAP",
     "palette",

@@ -1,0 +1,427 @@
+"""Plots and a widget for lecture 02: scoring functions side by side, and trained alignments.
+
+Public API::
+
+    plot_scores(scores, key_labels=None, fig=None, *, target=None, title=None) -> Figure
+    #   scores {name: (Tk,)}: one query scored against Tk keys by each scoring function; top
+    #   row the scores, bottom row the weights softmax(scores), one column per function
+    plot_score_weights(scores, key_labels=None, axes=None, *, target=None, name=None)
+    #   -> (Axes, Axes): one function's scores (Tk,) and its weights, as bars
+    plot_alignments(weights, src_labels, tgt_labels, fig=None, *, align=None, titles=None,
+                    ncols=None)
+    #   -> Figure: weights {name: (Tq, Tk)}, one heatmap per model; align[j] (the true source
+    #   index of target word j) is outlined
+    plot_grouped_bars(values, ax=None, *, ylabel=None, title=None, ylim=(0, 1)) -> Axes
+    #   values {group: {series: value}}, e.g. {model: {"all": 0.97, ">= 30 tokens": 0.95}}
+    scoring_widget(scores, query_labels=None, key_labels=None, *, targets=None,
+                   query_name="query", score=None, query=0)
+    #   scores {name: (Tq, Tk)}: a dropdown picks the function, a slider the query; the scores
+    #   and weights of that query redraw, next to the whole weight matrix
+
+Scores must be finite (no masking here); weights are softmax(scores) over the keys, computed in
+float64. Nothing is shown or saved; functions draw on what they are given and return it.
+
+Lecture 02.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from lecturekit._checks import check_positive_int
+from lecturekit.viz.plots import plot_attention
+from lecturekit.viz.style import palette
+
+__all__ = [
+    "plot_scores",
+    "plot_score_weights",
+    "plot_alignments",
+    "plot_grouped_bars",
+    "scoring_widget",
+]
+
+ArrayLike = object  # torch.Tensor, np.ndarray or nested lists
+
+_TARGET = "#D55E00"  # Okabe-Ito vermillion: the correct key (true alignment)
+
+
+def _to_numpy(name: str, x: ArrayLike, ndim: int) -> np.ndarray:
+    if hasattr(x, "detach"):
+        x = x.detach().cpu().numpy()
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numbers, got {type(x).__name__}") from None
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} must be finite (mask by leaving keys out), got {arr}")
+    return arr
+
+
+def _mapping(name: str, values: object, ndim: int) -> dict[str, np.ndarray]:
+    """{label: array}, all of the same shape."""
+    if not isinstance(values, Mapping) or not values:
+        raise ValueError(f"{name} must be a non-empty mapping name -> array, got {values!r}")
+    arrays = {str(k): _to_numpy(f"{name}[{k!r}]", v, ndim) for k, v in values.items()}
+    shapes = {a.shape for a in arrays.values()}
+    if len(shapes) > 1:
+        seen = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
+        raise ValueError(f"every entry of {name} must have the same shape, got {seen}")
+    return arrays
+
+
+def _check_labels(name: str, labels: Sequence[str] | None, n: int) -> None:
+    if labels is not None and (isinstance(labels, str) or len(labels) != n):
+        count = "a string" if isinstance(labels, str) else f"{len(labels)} labels"
+        raise ValueError(f"{name} has {count} but the data has {n} entries")
+
+
+def _check_index(name: str, value: object, n: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
+        raise ValueError(f"{name} must be an int in 0..{n - 1}, got {value!r}")
+
+
+def _softmax(scores: np.ndarray) -> np.ndarray:
+    z = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return z / z.sum(axis=-1, keepdims=True)
+
+
+def _bars(
+    ax: Axes,
+    values: np.ndarray,
+    labels: Sequence[str] | None,
+    target: int | None,
+    fmt: str,
+    annotate: bool,
+    color: str,
+) -> None:
+    """Bars over the keys; the target key's bar outlined; values written when few."""
+    n = len(values)
+    bars = ax.bar(range(n), values, color=color, width=0.75)
+    if target is not None:
+        bars[target].set(edgecolor=_TARGET, linewidth=2.2)
+    if annotate:
+        ax.bar_label(bars, labels=[format(v, fmt) for v in values], padding=1, fontsize=7)
+    ax.set_xticks(range(n))
+    if labels is None:
+        labels = [f"h{i + 1}" for i in range(n)]
+    rotation = 0 if n <= 6 and max(len(s) for s in labels) <= 4 else 90
+    ax.set_xticklabels(labels, rotation=rotation, fontsize=8 if n <= 12 else 7)
+    ax.set_xlim(-0.6, n - 0.4)
+
+
+def plot_score_weights(
+    scores: ArrayLike,
+    key_labels: Sequence[str] | None = None,
+    axes: tuple[Axes, Axes] | None = None,
+    *,
+    target: int | None = None,
+    name: str | None = None,
+    color: str | None = None,
+) -> tuple[Axes, Axes]:
+    """One scoring function for one query: its scores (Tk,) and weights softmax(scores).
+
+    Args:
+        scores: (Tk,) score of the query against each key.
+        key_labels: Tk labels (default h1..hTk).
+        axes: (scores Axes, weights Axes); None makes a new figure with two rows.
+        target: index of the correct key (e.g. the true alignment), outlined in both panels.
+        name: the scoring function's name, used in the titles.
+        color: bar colour (default the first palette colour).
+
+    Returns:
+        (scores Axes, weights Axes).
+
+    Lecture 02.
+    """
+    arr = _to_numpy("scores", scores, 1)
+    _check_labels("key_labels", key_labels, len(arr))
+    if target is not None:
+        _check_index("target", target, len(arr))
+    if axes is None:
+        _, axes = plt.subplots(2, 1, figsize=(max(4.0, 0.3 * len(arr) + 1.5), 4.6))
+    ax_s, ax_w = axes
+    color = color or palette()[0]
+    annotate = len(arr) <= 12
+    _bars(ax_s, arr, key_labels, target, ".2f", annotate, color)
+    ax_s.axhline(0, color=plt.rcParams["axes.edgecolor"], linewidth=0.8)
+    ax_s.margins(y=0.18)
+    ax_s.set(title=f"{name}: scores" if name else "scores", ylabel="score")
+    _bars(ax_w, _softmax(arr), key_labels, target, ".2f", annotate, color)
+    ax_w.set_ylim(0, 1.12)
+    ax_w.set(title=f"{name}: weights" if name else "weights = softmax(scores)", ylabel="weight")
+    return ax_s, ax_w
+
+
+def plot_scores(
+    scores: Mapping[str, ArrayLike],
+    key_labels: Sequence[str] | None = None,
+    fig: Figure | None = None,
+    *,
+    target: int | None = None,
+    title: str | None = None,
+) -> Figure:
+    """The same query scored by several functions, side by side: one column per function,
+    scores on top, weights softmax(scores) below (on a shared 0..1 scale).
+
+    Args:
+        scores: {function name: (Tk,) scores}, all of the same length Tk.
+        key_labels: Tk labels for the keys (default h1..hTk).
+        fig: the Figure to draw on (None: a new pyplot figure sized to the columns).
+        target: index of a key to outline in every panel (e.g. the correct one).
+        title: a title over the whole figure.
+
+    Returns:
+        The Figure (2 x K axes).
+
+    Lecture 02; Luong et al. 2015 eq. 8-9, Bahdanau et al. 2015, Graves et al. 2014,
+    Vaswani et al. 2017 eq. 1.
+    """
+    arrays = _mapping("scores", scores, 1)
+    n = len(next(iter(arrays.values())))
+    _check_labels("key_labels", key_labels, n)
+    if target is not None:
+        _check_index("target", target, n)
+    K = len(arrays)
+    if fig is None:
+        fig = plt.figure(figsize=(2.25 * K + 0.5, 4.8))
+    axes = fig.subplots(2, K, squeeze=False)
+    colours = palette()
+    for k, (name, arr) in enumerate(arrays.items()):
+        ax_s, ax_w = plot_score_weights(
+            arr,
+            key_labels,
+            (axes[0, k], axes[1, k]),
+            target=target,
+            color=colours[k % len(colours)],
+        )
+        ax_s.set_title(name, fontsize=11)
+        ax_w.set_title(None)
+        if k:
+            ax_s.set_ylabel(None)
+            ax_w.set_ylabel(None)
+            ax_w.set_yticklabels([])
+    axes[0, 0].set_ylabel("score s(q, h)")
+    axes[1, 0].set_ylabel("weight = softmax")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def _mark_alignment(ax: Axes, align: Sequence[int]) -> None:
+    for j, i in enumerate(align):
+        ax.add_patch(
+            Rectangle((i - 0.5, j - 0.5), 1, 1, fill=False, edgecolor=_TARGET, linewidth=1.2)
+        )
+
+
+def plot_alignments(
+    weights: Mapping[str, ArrayLike],
+    src_labels: Sequence[str],
+    tgt_labels: Sequence[str],
+    fig: Figure | None = None,
+    *,
+    align: Sequence[int] | None = None,
+    titles: Sequence[str] | None = None,
+    ncols: int | None = None,
+) -> Figure:
+    """Attention heatmaps of several models on one sentence pair, one panel per model:
+    row j = target word j (the query), column i = source word i (the key).
+
+    Args:
+        weights: {model name: (Tq, Tk) attention weights}, all of the same shape.
+        src_labels: Tk source words (columns); tgt_labels: Tq target words (rows).
+        fig: the Figure to draw on (None: a new pyplot figure).
+        align: align[j] = index of the source word that target word j translates; outlined.
+        titles: one title per panel (default the model names).
+        ncols: panels per row (default all in one row).
+
+    Returns:
+        The Figure.
+
+    Lecture 02; Bahdanau et al. 2015 figure 3.
+    """
+    arrays = _mapping("weights", weights, 2)
+    Tq, Tk = next(iter(arrays.values())).shape
+    _check_labels("src_labels", src_labels, Tk)
+    _check_labels("tgt_labels", tgt_labels, Tq)
+    _check_labels("titles", titles, len(arrays))
+    if align is not None:
+        _check_labels("align", align, Tq)
+        for j, i in enumerate(align):
+            _check_index(f"align[{j}]", i, Tk)
+    K = len(arrays)
+    if ncols is None:
+        ncols = K
+    check_positive_int("ncols", ncols)
+    ncols = min(ncols, K)
+    nrows = -(-K // ncols)
+    if fig is None:
+        side = min(6.0, max(3.2, 0.17 * max(Tq, Tk) + 1.3))
+        fig = plt.figure(figsize=(side * ncols + 0.3, (side + 0.4) * nrows))
+    axes = fig.subplots(nrows, ncols, squeeze=False).flatten()
+    for ax in axes[K:]:
+        ax.axis("off")
+    for k, (name, arr) in enumerate(arrays.items()):
+        ax = axes[k]
+        plot_attention(
+            arr,
+            list(tgt_labels),
+            list(src_labels),
+            ax,
+            title=titles[k] if titles else name,
+            annotate=max(Tq, Tk) <= 8,
+        )
+        ax.set_xticks(range(Tk), list(src_labels), rotation=90, ha="center")
+        size = 8 if max(Tq, Tk) <= 20 else 7
+        ax.tick_params(labelsize=size)
+        first_col = k % ncols == 0
+        ax.set(xlabel="source word (key)", ylabel="target word (query)" if first_col else None)
+        if align is not None:
+            _mark_alignment(ax, align)
+    fig.tight_layout()
+    return fig
+
+
+def plot_grouped_bars(
+    values: Mapping[str, Mapping[str, float]],
+    ax: Axes | None = None,
+    *,
+    ylabel: str | None = None,
+    title: str | None = None,
+    ylim: tuple[float, float] | None = (0.0, 1.0),
+    fmt: str = ".3f",
+) -> Axes:
+    """Grouped bars, e.g. exact match per model (groups) on several test subsets (series).
+
+    Args:
+        values: {group: {series: value}}; every group has the same series, in the same order.
+        ax: the Axes (None: a new figure).
+        ylabel, title: labels.
+        ylim: y range (the top gets room for the printed values); None = automatic.
+        fmt: format of the value written above each bar.
+
+    Returns:
+        The Axes.
+
+    Lecture 02.
+    """
+    if not isinstance(values, Mapping) or not values:
+        raise ValueError(
+            f"values must be a non-empty mapping group -> {{series: value}}, got {values!r}"
+        )
+    groups = list(values)
+    for g in groups:
+        if not isinstance(values[g], Mapping) or not values[g]:
+            raise ValueError(f"values[{g!r}] must be a non-empty mapping series -> value")
+    series = list(values[groups[0]])
+    for g in groups:
+        if list(values[g]) != series:
+            raise ValueError(f"values[{g!r}] has series {list(values[g])}, expected {series}")
+    if ax is None:
+        _, ax = plt.subplots()
+    width = 0.8 / len(series)
+    colours = palette()
+    x = np.arange(len(groups))
+    for k, name in enumerate(series):
+        heights = [float(values[g][name]) for g in groups]
+        bars = ax.bar(
+            x + (k - (len(series) - 1) / 2) * width,
+            heights,
+            width,
+            label=name,
+            color=colours[k % len(colours)],
+        )
+        ax.bar_label(bars, labels=[format(h, fmt) for h in heights], padding=2, fontsize=8)
+    ax.set_xticks(x, groups)
+    if ylim is not None:
+        ax.set_ylim(ylim[0], ylim[1] * 1.12)
+    ax.set(ylabel=ylabel, title=title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return ax
+
+
+def scoring_widget(
+    scores: Mapping[str, ArrayLike],
+    query_labels: Sequence[str] | None = None,
+    key_labels: Sequence[str] | None = None,
+    *,
+    targets: Sequence[int] | None = None,
+    query_name: str = "query",
+    score: str | None = None,
+    query: int = 0,
+):
+    """Pick a scoring function (dropdown) and a query (slider): that query's scores and
+    weights redraw as bars, beside the whole weight matrix with the query's row outlined.
+
+    Args:
+        scores: {function or model name: (Tq, Tk) scores}, all of the same shape, precomputed.
+        query_labels: Tq labels for the queries (e.g. target words); key_labels: Tk labels.
+        targets: targets[j] = the correct key of query j (e.g. ``Pair.align``), outlined.
+        query_name: the slider's description ("query", "target step", ...).
+        score: the function shown first (default the first in ``scores``).
+        query: the query shown first.
+
+    Returns:
+        An ipywidgets.VBox (controls above an image).
+
+    Lecture 02.
+    """
+    from lecturekit.viz.widgets import figure_widget
+
+    arrays = _mapping("scores", scores, 2)
+    Tq, Tk = next(iter(arrays.values())).shape
+    _check_labels("query_labels", query_labels, Tq)
+    _check_labels("key_labels", key_labels, Tk)
+    if targets is not None:
+        _check_labels("targets", targets, Tq)
+        for j, i in enumerate(targets):
+            _check_index(f"targets[{j}]", i, Tk)
+    if not isinstance(query_name, str):
+        raise ValueError(f"query_name must be a str, got {query_name!r}")
+    if score is not None and score not in arrays:
+        raise ValueError(f"score={score!r} is not one of {list(arrays)}")
+    _check_index("query", query, Tq)
+    try:
+        import ipywidgets as w
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError("lecturekit widgets need ipywidgets: pip install ipywidgets") from err
+    names = list(arrays)
+    q_labels = list(query_labels) if query_labels is not None else [f"q{j + 1}" for j in range(Tq)]
+    k_labels = list(key_labels) if key_labels is not None else [f"h{i + 1}" for i in range(Tk)]
+
+    def render(score: str, query: int) -> Figure:
+        arr = arrays[score]
+        target = None if targets is None else int(targets[query])
+        fig = Figure(figsize=(11.0, 4.6))
+        grid = fig.add_gridspec(2, 2, width_ratios=[1.5, 1.0])
+        ax_s, ax_w = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0])
+        colour = palette()[names.index(score) % len(palette())]
+        plot_score_weights(arr[query], k_labels, (ax_s, ax_w), target=target, color=colour)
+        ax_s.set_title(f"{score}, {query_name} {query} ({q_labels[query]}): scores", fontsize=11)
+        ax_w.set_title("weights = softmax(scores)", fontsize=11)
+        ax_h = fig.add_subplot(grid[:, 1])
+        plot_attention(_softmax(arr), q_labels, k_labels, ax_h, title=f"{score}: all weights")
+        ax_h.set_xticks(range(Tk), k_labels, rotation=90, ha="center")
+        ax_h.tick_params(labelsize=8 if max(Tq, Tk) <= 20 else 6)
+        ax_h.add_patch(
+            Rectangle((-0.5, query - 0.5), Tk, 1, fill=False, edgecolor=_TARGET, linewidth=2)
+        )
+        fig.tight_layout()
+        return fig
+
+    controls = {
+        "score": w.Dropdown(options=names, value=score or names[0], description="score"),
+        "query": w.IntSlider(value=int(query), min=0, max=Tq - 1, description=query_name),
+    }
+    return figure_widget(render, controls)
