@@ -92,7 +92,26 @@ class Encoder(nn.Module):
         return states, final
 
 
-class BottleneckDecoder(nn.Module):
+class _Decoder(nn.Module):
+    """Shared interface: ``forward`` for teacher forcing, ``run`` to continue from a state."""
+
+    def forward(
+        self,
+        tgt_in: torch.Tensor,
+        states: torch.Tensor,
+        final: torch.Tensor,
+        src_mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """tgt_in (B, T), states (B, S, H), final (B, H), src_mask (B, S) bool.
+
+        Returns logits (B, T, V) and attention weights (B, T, S), one row per target step
+        (None for the bottleneck decoder).
+        """
+        logits, weights, _ = self.run(tgt_in, states, final, src_mask)
+        return logits, weights
+
+
+class BottleneckDecoder(_Decoder):
     """GRU decoder whose only view of the source is the encoder's final vector.
 
     Lecture 01; Sutskever et al. 2014, Cho et al. 2014.
@@ -104,25 +123,14 @@ class BottleneckDecoder(nn.Module):
         self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
         self.out = nn.Linear(hidden_dim, vocab_size)
 
-    def forward(
-        self,
-        tgt_in: torch.Tensor,
-        states: torch.Tensor,
-        final: torch.Tensor,
-        src_mask: torch.Tensor,
-    ) -> tuple[torch.Tensor, None]:
-        """tgt_in (B, T) -> logits (B, T, V); ``states`` and ``src_mask`` are ignored: that is
-        the bottleneck."""
-        logits, weights, _ = self.run(tgt_in, states, final, src_mask)
-        return logits, weights
-
     def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, None, torch.Tensor]:
-        """As forward, from hidden state h0 (B, H); also returns the last hidden state (B, H)."""
+        """As forward, from hidden state h0 (B, H); also returns the last hidden state (B, H).
+        ``states`` and ``src_mask`` are ignored: that is the bottleneck."""
         s, h_n = self.rnn(self.embedding(tgt_in), h0[None])  # (B, T, E), (1, B, H) -> (B, T, H)
         return self.out(s), None, h_n[0]
 
 
-class AttentionDecoder(nn.Module):
+class AttentionDecoder(_Decoder):
     """GRU decoder that attends over all encoder states at every step.
 
     Lecture 02; Luong et al. 2015 section 3.1 (global attention, eq. 5-6).
@@ -145,20 +153,6 @@ class AttentionDecoder(nn.Module):
         )
         self.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c [c_t; s_t]
         self.out = nn.Linear(hidden_dim, vocab_size)
-
-    def forward(
-        self,
-        tgt_in: torch.Tensor,
-        states: torch.Tensor,
-        final: torch.Tensor,
-        src_mask: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """tgt_in (B, T), states (B, S, H), final (B, H), src_mask (B, S) bool.
-
-        Returns logits (B, T, V) and attention weights (B, T, S), one row per target step.
-        """
-        logits, weights, _ = self.run(tgt_in, states, final, src_mask)
-        return logits, weights
 
     def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """As forward, from hidden state h0 (B, H); also returns the last hidden state (B, H)."""
