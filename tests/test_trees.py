@@ -21,12 +21,6 @@ from lecturekit.viz.trees import beam_tree_figure, beam_widget, plot_beam_tree
 BLUE, SKY, BEST = "#0072b2", "#56b4e9", "#d55e00"
 
 
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
-
-
 @pytest.fixture
 def tree():
     _, tree = beam_search(table_step, BOS, EOS, beam_size=2, max_len=10, trace=True)

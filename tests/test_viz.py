@@ -24,12 +24,6 @@ from lecturekit.viz import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
-
-
 def test_plot_attention_draws_the_weights():
     w = torch.softmax(torch.randn(3, 4), -1)
     ax = plot_attention(w, ["a", "b", "c"], ["w", "x", "y", "z"])

@@ -5,7 +5,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -19,12 +18,6 @@ from lecturekit.viz.scoring import (
     plot_scores,
     scoring_widget,
 )
-
-
-@pytest.fixture(autouse=True)
-def _close():
-    yield
-    plt.close("all")
 
 
 def _bar_heights(ax):
