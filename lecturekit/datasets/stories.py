@@ -1,0 +1,342 @@
+"""A toy corpus of short "documents" for pre-training a tiny BERT (lecture 08).
+
+Each document follows one of eight scripts (a trip to the store, a pet, flightless birds,
+teddy roosevelt, a teddy bear, the weather, a day of errands, sports). Its sentences come in
+script order and share the document's characters and objects, so the next sentence is
+predictable from the current one: next-sentence prediction (NSP) is learnable, and a random
+sentence from another document (NotNext) usually shows it does not belong.
+
+Some sentences have a word that only the RIGHT context determines; the words to its left are
+the same whatever the answer, like the slides' "i think teddy [MASK] is a great president" vs
+"i think teddy [MASK] make great presents for kids". A left-to-right model cannot fill those
+blanks; a bidirectional one can. ``right_context_blanks`` makes fresh examples of them.
+
+The slides' own sentences occur in the corpus: "my dog is cute", "he likes playing",
+"the man went to the store", "he bought a gallon of milk", "penguins are flightless birds".
+
+Public API::
+
+    corpus = make_corpus(n_documents=4000, seed=0)   # list of documents, each a list of str
+    blanks = right_context_blanks(n=400, seed=1)     # list of Blank(words, index, answer)
+    RIGHT_CONTEXT_FAMILIES                           # family name -> {answer: right context}
+
+Lecture 08; Devlin et al. 2019 (BERT) sections 3.1 and A.1.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lecturekit._checks import check_positive_int
+
+__all__ = [
+    "SCRIPTS",
+    "RIGHT_CONTEXT_FAMILIES",
+    "Blank",
+    "make_document",
+    "make_corpus",
+    "right_context_blanks",
+]
+
+_MALE = ("tom", "jack", "sam", "ben", "max", "leo")
+_FEMALE = ("anna", "lucy", "emma", "mia", "sara", "kate")
+
+# The right-context families: the blank's left context is shared, the right context decides.
+# family -> {answer: words after the blank}
+RIGHT_CONTEXT_FAMILIES: dict[str, dict[str, str]] = {
+    "teddy": {  # "i think teddy ___ ..."
+        "roosevelt": "is a great president",
+        "bears": "make great presents for kids",
+    },
+    "animal": {  # "every morning the ___ ..."
+        "dog": "barks at the",
+        "cat": "meows at the",
+        "bird": "sings to the",
+        "duck": "quacks at the",
+        "horse": "neighs at the",
+    },
+    "place": {  # "... went to the ___ ..."
+        "store": "to buy some food",
+        "library": "to read a book",
+        "pool": "to go swimming",
+        "park": "to play football",
+        "doctor": "because of a cold",
+    },
+    "clothes": {  # "... wore a ___ ..."
+        "coat": "because it was cold",
+        "hat": "because it was sunny",
+        "raincoat": "because it was raining",
+        "scarf": "because it was windy",
+    },
+}
+_WEATHER = {"cold": "coat", "sunny": "hat", "raining": "raincoat", "windy": "scarf"}
+
+
+@dataclass(frozen=True)
+class Blank:
+    """A sentence (words) whose word at ``index`` (= answer) only the right context determines."""
+
+    words: tuple[str, ...]
+    index: int
+    answer: str
+    family: str
+
+
+class _Person:
+    """A character: how to name them first, then the pronouns."""
+
+    def __init__(self, rng: random.Random, allow_phrase: bool = True):
+        female = rng.random() < 0.5
+        options = [rng.choice(_FEMALE if female else _MALE)]
+        if allow_phrase:
+            options += ["the woman", "my mother"] if female else ["the man", "my father"]
+        self.name = rng.choice(options)
+        self.he, self.his = ("she", "her") if female else ("he", "his")
+
+
+def _store(rng: random.Random) -> list[str]:
+    p = _Person(rng)
+    p.name = "the woman" if p.he == "she" else "the man"
+    item, noun, place = rng.choice(
+        [
+            ("a gallon of milk", "milk", "fridge"),
+            ("a gallon of milk", "milk", "fridge"),
+            ("a loaf of bread", "bread", "basket"),
+            ("a bag of apples", "apples", "bowl"),
+            ("a box of eggs", "eggs", "fridge"),
+        ]
+    )
+    return [
+        f"{p.name} went to the store",
+        f"{p.he} bought {item}",
+        f"{p.he} paid for the {noun} at the counter",
+        f"then {p.he} walked back home",
+        f"at home {p.he} put the {noun} in the {place}",
+    ]
+
+
+_PETS = {  # pet: (sound sentence tail, where it sleeps)
+    "dog": ("barks at the", "a blanket"),
+    "cat": ("meows at the", "the sofa"),
+    "bird": ("sings to the", "a small branch"),
+    "duck": ("quacks at the", "the grass"),
+    "horse": ("neighs at the", "the straw"),
+}
+
+
+def _pet(rng: random.Random) -> list[str]:
+    pet = rng.choice(["dog", "dog", "cat", "bird", "duck", "horse"])
+    sound, bed = _PETS[pet]
+    likes = rng.choice(["playing", "sleeping", "running", "jumping", "eating", "resting"])
+    he = rng.choice(["he", "she"])
+    other = rng.choice(["cat next door", "children", "sun", "birds"])
+    where = rng.choice(["garden", "yard", "park"])
+    return [
+        f"my {pet} is cute",
+        f"{he} likes {likes} in the {where}",
+        f"every morning the {pet} {sound} {other}",
+        f"at night {he} sleeps on {bed}",
+        f"i love my {pet} very much",
+    ]
+
+
+_BIRDS = {
+    "penguins": (
+        "flightless",
+        "live in the cold south",
+        "swim fast to catch fish",
+        "walk in long lines on the ice",
+    ),
+    "ostriches": (
+        "fast",
+        "live in hot dry lands",
+        "run fast across the sand",
+        "lay very big eggs",
+    ),
+    "eagles": (
+        "fearless",
+        "live high in the mountains",
+        "fly fast to catch mice",
+        "build big nests on the rocks",
+    ),
+    "owls": (
+        "fearless",
+        "live in old trees",
+        "hunt at night for mice",
+        "can turn their heads far",
+    ),
+}
+
+
+def _birds(rng: random.Random) -> list[str]:
+    bird = rng.choice(sorted(_BIRDS))
+    kind, live, move, habit = _BIRDS[bird]
+    return [
+        f"{bird} are {kind} birds",
+        f"they {live}",
+        f"they {move}",
+        f"they {habit}",
+        f"{bird} {'can not take flight' if bird == 'penguins' else 'are good at flight'}",
+    ]
+
+
+def _president(rng: random.Random) -> list[str]:
+    loved = rng.choice(["hiking and nature", "hunting and reading", "boxing and riding"])
+    return [
+        "teddy roosevelt was an american president",
+        "he was born in new york",
+        f"he loved {loved}",
+        f"i think teddy roosevelt {RIGHT_CONTEXT_FAMILIES['teddy']['roosevelt']}",
+    ]
+
+
+def _teddy_bear(rng: random.Random) -> list[str]:
+    p = _Person(rng, allow_phrase=False)
+    colour = rng.choice(["brown", "white", "yellow"])
+    occasion = rng.choice(["birthday", "christmas"])
+    return [
+        f"{p.name} got a teddy bear for {p.his} {occasion}",
+        f"the bear is soft and {colour}",
+        f"{p.he} sleeps with it every night",
+        f"i think teddy bears {RIGHT_CONTEXT_FAMILIES['teddy']['bears']}",
+    ]
+
+
+def _weather(rng: random.Random) -> list[str]:
+    p = _Person(rng, allow_phrase=False)
+    weather = rng.choice(sorted(_WEATHER))
+    clothes = _WEATHER[weather]
+    return [
+        f"it was {weather} this morning",
+        f"{p.name} looked out of the window",
+        f"{p.he} wore a {clothes} {RIGHT_CONTEXT_FAMILIES['clothes'][clothes]}",
+        f"then {p.he} walked slowly to school",
+        f"at school {p.he} took off the {clothes}",
+    ]
+
+
+def _errands(rng: random.Random) -> list[str]:
+    p = _Person(rng)
+    first, second = rng.sample(sorted(RIGHT_CONTEXT_FAMILIES["place"]), 2)
+    places = RIGHT_CONTEXT_FAMILIES["place"]
+    return [
+        f"{p.name} had a busy day",
+        f"in the morning {p.he} went to the {first} {places[first]}",
+        f"after lunch {p.he} went to the {second} {places[second]}",
+        f"{p.he} liked the {first} more than the {second}",
+        f"in the evening {p.he} was very tired",
+    ]
+
+
+def _sports(rng: random.Random) -> list[str]:
+    p = _Person(rng, allow_phrase=False)
+    sport = rng.choice(["football", "tennis", "basketball"])
+    result = rng.choice([("won", "happy"), ("lost", "sad")])
+    return [
+        f"{p.name} plays {sport} every weekend",
+        f"today {p.he} is training with {p.his} friends",
+        f"{p.his} team {result[0]} the game",
+        f"after the game {p.he} was {result[1]}",
+    ]
+
+
+_HOBBIES = (
+    "paint",
+    "walk",
+    "jump",
+    "cook",
+    "clean",
+    "climb",
+    "fish",
+    "help",
+    "watch",
+    "visit",
+    "kick",
+    "listen",
+    "talk",
+    "work",
+    "rest",
+    "look",
+    "wash",
+    "call",
+    "open",
+)
+
+
+def _hobby(rng: random.Random) -> list[str]:
+    p = _Person(rng, allow_phrase=False)
+    verb = rng.choice(_HOBBIES)
+    where = rng.choice(["garden", "kitchen", "park", "house"])
+    return [
+        f"{p.name} likes to {verb}",
+        f"{p.he} {verb}s every day",
+        f"yesterday {p.he} {verb}ed with {p.his} friends",
+        f"right now {p.he} is {verb}ing in the {where}",
+    ]
+
+
+SCRIPTS: dict[str, Callable[[random.Random], list[str]]] = {
+    "store": _store,
+    "pet": _pet,
+    "birds": _birds,
+    "president": _president,
+    "teddy bear": _teddy_bear,
+    "weather": _weather,
+    "errands": _errands,
+    "sports": _sports,
+    "hobby": _hobby,
+}
+
+
+def make_document(rng: random.Random, script: str | None = None) -> list[str]:
+    """One document: the sentences of a script (a random one unless named), in order."""
+    if script is None:
+        script = rng.choice(sorted(SCRIPTS))
+    if script not in SCRIPTS:
+        raise ValueError(f"script={script!r} is not one of {sorted(SCRIPTS)}")
+    return SCRIPTS[script](rng)
+
+
+def make_corpus(n_documents: int = 4000, seed: int = 0) -> list[list[str]]:
+    """``n_documents`` documents (lists of lowercase sentences), deterministic for a seed."""
+    check_positive_int("n_documents", n_documents)
+    rng = random.Random(seed)
+    return [make_document(rng) for _ in range(n_documents)]
+
+
+_BLANK_LEFT = {  # family -> the words left of the blank, exactly as the scripts write them
+    "teddy": lambda rng: "i think teddy",
+    "animal": lambda rng: "every morning the",
+    "place": lambda rng: (
+        f"{rng.choice(['in the morning', 'after lunch'])} {_Person(rng).he} went to the"
+    ),
+    "clothes": lambda rng: f"{_Person(rng).he} wore a",
+}
+_BLANK_RIGHT_TAIL = {  # family -> words completing the right context
+    "teddy": lambda rng: "",
+    "animal": lambda rng: rng.choice(["cat next door", "children", "sun", "birds"]),
+    "place": lambda rng: "",
+    "clothes": lambda rng: "",
+}
+
+
+def right_context_blanks(n: int = 400, seed: int = 1) -> list[Blank]:
+    """``n`` sentences with a blank that only the words to its right resolve.
+
+    The families cycle (teddy, animal, place, clothes); within a family the answer is uniform,
+    so a model that sees only the left context can do no better than guessing among them.
+    """
+    check_positive_int("n", n)
+    rng = random.Random(seed)
+    families = list(RIGHT_CONTEXT_FAMILIES)
+    blanks = []
+    for i in range(n):
+        family = families[i % len(families)]
+        answer = rng.choice(sorted(RIGHT_CONTEXT_FAMILIES[family]))
+        left = _BLANK_LEFT[family](rng).split()
+        right = RIGHT_CONTEXT_FAMILIES[family][answer] + " " + _BLANK_RIGHT_TAIL[family](rng)
+        words = (*left, answer, *right.split())
+        blanks.append(Blank(words, len(left), answer, family))
+    return blanks

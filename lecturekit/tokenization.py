@@ -1,0 +1,164 @@
+"""WordPiece tokenisation as BERT uses it, trained offline on a corpus ("playing" -> "play ##ing").
+
+lecturekit learns the vocabulary itself (``learn_wordpiece``: deterministic, a fraction of a
+second on the toy corpus) and tokenises with the Hugging Face ``tokenizers`` WordPiece model,
+the same greedy longest-match-first algorithm as BERT's tokenizer. The vocabulary is a plain
+list, so it travels inside a checkpoint.
+
+Public API::
+
+    tok = WordPieceTokenizer.train(sentences, vocab_size=400)
+    vocab = learn_wordpiece(word_counts, vocab_size)   # the merge loop, deterministic
+    tok = WordPieceTokenizer(vocab)             # vocab: list of str; starts with SPECIAL_TOKENS
+    tok.tokenize("he likes playing")            # ['he', 'likes', 'play', '##ing']
+    tok.encode("he likes playing")              # list of ids (no [CLS]/[SEP])
+    ids, segments = tok.encode_pair(a, b)       # [CLS] a [SEP] b [SEP] and 0/1 segment ids
+    tok.decode(ids)                             # back to words, ## pieces joined
+    tok.convert_ids_to_tokens(ids), tok.convert_tokens_to_ids(tokens), len(tok), tok.vocab
+
+Lecture 08; Devlin et al. 2019 section 3 (WordPiece, Wu et al. 2016).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
+
+from lecturekit._checks import check_positive_int
+
+__all__ = [
+    "SPECIAL_TOKENS",
+    "PAD_ID",
+    "UNK_ID",
+    "CLS_ID",
+    "SEP_ID",
+    "MASK_ID",
+    "learn_wordpiece",
+    "WordPieceTokenizer",
+]
+
+SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = range(len(SPECIAL_TOKENS))
+
+
+_PUNCTUATION = ".,;:!?'\"()-"
+
+
+def _pre_tokenize(text: str) -> list[str]:
+    """Lower-case, split on white space, and make each punctuation mark its own word (as BERT)."""
+    for mark in _PUNCTUATION:
+        text = text.replace(mark, f" {mark} ")
+    return text.lower().split()
+
+
+def learn_wordpiece(word_counts: Mapping[str, int], vocab_size: int) -> list[str]:
+    """Learn a WordPiece vocabulary from word frequencies, deterministically.
+
+    Start from single characters (a word's first character as is, the others as "##c") plus
+    the punctuation marks; then repeatedly merge the most frequent adjacent pair of pieces
+    into one new piece ("play" + "##ing" -> "playing"), ties going to the alphabetically first
+    pair, until the vocabulary has ``vocab_size`` entries or nothing is left to merge.
+    (This is the frequency criterion of the Hugging Face ``tokenizers`` WordPiece trainer; its
+    own implementation breaks ties differently from run to run, so lecturekit keeps its own.)
+
+    Lecture 08; Sennrich et al. 2016 (the merge loop), Wu et al. 2016 (## pieces).
+    """
+    check_positive_int("vocab_size", vocab_size)
+    if vocab_size <= len(SPECIAL_TOKENS):
+        raise ValueError(f"vocab_size={vocab_size} must exceed {len(SPECIAL_TOKENS)}")
+    words = {w: [w[0], *(f"##{c}" for c in w[1:])] for w in sorted(word_counts)}
+    alphabet = set(_PUNCTUATION) | {piece for pieces in words.values() for piece in pieces}
+    vocab = [*SPECIAL_TOKENS, *sorted(alphabet)]
+    while len(vocab) < vocab_size:
+        pairs: Counter[tuple[str, str]] = Counter()
+        for word, pieces in words.items():
+            for pair in pairwise(pieces):
+                pairs[pair] += word_counts[word]
+        if not pairs:
+            break
+        best = min(pairs, key=lambda pair: (-pairs[pair], pair))
+        merged = best[0] + best[1][2:]
+        vocab.append(merged)
+        for pieces in words.values():
+            i = 0
+            while i < len(pieces) - 1:
+                if (pieces[i], pieces[i + 1]) == best:
+                    pieces[i : i + 2] = [merged]
+                i += 1
+    return vocab[:vocab_size]
+
+
+class WordPieceTokenizer:
+    """Lower-casing, punctuation-splitting, greedy longest-match-first WordPiece tokeniser.
+
+    Lecture 08; Devlin et al. 2019 section 3.
+    """
+
+    def __init__(self, vocab: Sequence[str]):
+        from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
+
+        vocab = list(vocab)
+        if tuple(vocab[: len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
+            raise ValueError(
+                f"vocab must start with {list(SPECIAL_TOKENS)}, got {vocab[: len(SPECIAL_TOKENS)]}"
+            )
+        if len(set(vocab)) != len(vocab):
+            raise ValueError("vocab has duplicate entries")
+        self.vocab = vocab
+        self._ids = {token: i for i, token in enumerate(vocab)}
+        tok = Tokenizer(models.WordPiece(self._ids, unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.decoder = decoders.WordPiece()
+        tok.add_special_tokens(list(SPECIAL_TOKENS))  # "[MASK]" in a text stays one token
+        self._tok = tok
+
+    @classmethod
+    def train(cls, sentences: Iterable[str], vocab_size: int = 400) -> WordPieceTokenizer:
+        """Learn a WordPiece vocabulary of ``vocab_size`` entries (special tokens included).
+
+        Deterministic: see ``learn_wordpiece``.
+        """
+        counts: Counter[str] = Counter()
+        for sentence in sentences:
+            counts.update(_pre_tokenize(sentence))
+        return cls(learn_wordpiece(counts, vocab_size))
+
+    def __len__(self) -> int:
+        return len(self.vocab)
+
+    def tokenize(self, text: str) -> list[str]:
+        """Words -> WordPiece tokens, e.g. "he likes playing" -> he likes play ##ing."""
+        return self._tok.encode(text, add_special_tokens=False).tokens
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of ``text`` (no [CLS]/[SEP])."""
+        return self._tok.encode(text, add_special_tokens=False).ids
+
+    def convert_tokens_to_ids(self, tokens: Sequence[str]) -> list[int]:
+        return [self._ids.get(t, UNK_ID) for t in tokens]
+
+    def convert_ids_to_tokens(self, ids: Iterable[int]) -> list[str]:
+        out = []
+        for i in ids:
+            i = int(i)
+            if not 0 <= i < len(self.vocab):
+                raise ValueError(f"id {i} is outside the vocabulary [0, {len(self.vocab)})")
+            out.append(self.vocab[i])
+        return out
+
+    def encode_pair(self, a: str, b: str | None = None) -> tuple[list[int], list[int]]:
+        """``[CLS] a [SEP]`` or ``[CLS] a [SEP] b [SEP]``, with segment ids 0 for A, 1 for B."""
+        ids_a = [CLS_ID, *self.encode(a), SEP_ID]
+        if b is None:
+            return ids_a, [0] * len(ids_a)
+        ids_b = [*self.encode(b), SEP_ID]
+        return ids_a + ids_b, [0] * len(ids_a) + [1] * len(ids_b)
+
+    def decode(self, ids: Iterable[int], skip_special: bool = True) -> str:
+        """Ids -> text, joining "##" continuation pieces to the word before them."""
+        tokens = self.convert_ids_to_tokens(ids)
+        if skip_special:
+            tokens = [t for t in tokens if t not in SPECIAL_TOKENS]
+        return " ".join(tokens).replace(" ##", "")

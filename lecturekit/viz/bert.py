@@ -1,0 +1,375 @@
+"""Lecture 08 plots and widgets: BERT's input embeddings, the masking procedure, attention.
+
+Public API::
+
+    plot_input_embeddings(tokens, segment_ids, ax=None)       # token + segment + position rows
+    plot_masking(tokens, masked_tokens, chosen, ax=None)      # what 80/10/10 did to a sentence
+    plot_head_view(weights, tokens, heads=None, ax=None)      # static bertviz-style head view
+    plot_topk(predictions, ax=None, title=None)               # fill-in-the-blank probabilities
+    attention_view(attentions, tokens, view="head", sentence_b_start=None)
+    #   bertviz head_view / model_view in an iframe (renders on first run in JupyterLab 4);
+    #   when the browser cannot fetch bertviz's scripts (offline) the iframe shows
+    #   plot_head_view instead, with a one-line notice. Returns an IPython HTML object.
+    fill_mask_widget(model, tokenizer, sentences, k=5)        # pick a sentence and a word
+
+Lecture 08; Devlin et al. 2019 figure 2; Vig 2019 (bertviz).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from lecturekit.viz.plots import _axes, plot_bars
+from lecturekit.viz.style import palette
+
+__all__ = [
+    "plot_input_embeddings",
+    "plot_masking",
+    "plot_head_view",
+    "plot_topk",
+    "head_view_figure",
+    "attention_view",
+    "fill_mask_widget",
+]
+
+
+def _box(ax: Axes, x: float, y: float, text: str, color: str, w: float = 0.9) -> None:
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - w / 2, y - 0.32), w, 0.64, boxstyle="round,pad=0.02", fc=color, ec=color,
+            alpha=0.35, lw=1.2,
+        )
+    )  # fmt: skip
+    ax.text(x, y, text, ha="center", va="center", fontsize=10)
+
+
+def _e(name: object) -> str:
+    """$E_{name}$ in mathtext, e.g. E_[CLS], E_##ing."""
+    name = str(name)
+    word = name.lstrip("#")
+    hashes = r"\#" * (len(name) - len(word))
+    return rf"$E_{{{hashes}\mathrm{{{word.replace('_', ' ')}}}}}$"
+
+
+def plot_input_embeddings(
+    tokens: Sequence[str], segment_ids: Sequence[int], ax: Axes | None = None
+) -> Axes:
+    """BERT's input = token + segment + position embeddings, one column per token (the
+    slides' "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]" table).
+
+    Lecture 08; Devlin et al. 2019 figure 2.
+    """
+    if len(tokens) != len(segment_ids):
+        raise ValueError(f"tokens ({len(tokens)}) and segment_ids ({len(segment_ids)}) differ")
+    T = len(tokens)
+    ax = _axes(ax, (max(6.0, 0.95 * T + 2), 3.6))
+    colors = palette()
+    rows = [
+        ("Input", list(tokens), colors[4]),
+        ("Token", [_e(t) for t in tokens], colors[1]),
+        ("Segment", [_e("AB"[int(s)]) for s in segment_ids], colors[2]),
+        ("Position", [_e(i) for i in range(T)], colors[0]),
+    ]
+    for r, (name, texts, color) in enumerate(rows):
+        y = -r * (1.1 if r == 0 else 1.0) - (0.3 if r else 0)
+        ax.text(-0.7, y, name, ha="right", va="center", fontsize=11, fontweight="bold")
+        for i, text in enumerate(texts):
+            _box(ax, i, y, text, color if r else colors[6 if name == "Input" else 0])
+            if r >= 2:
+                ax.text(i, y + 0.5, "+", ha="center", va="center", fontsize=12)
+    ax.set_xlim(-2.4, T - 0.4)
+    ax.set_ylim(-3.7, 0.6)
+    ax.axis("off")
+    return ax
+
+
+def plot_masking(
+    tokens: Sequence[str],
+    masked_tokens: Sequence[str],
+    chosen: Sequence[bool],
+    ax: Axes | None = None,
+) -> Axes:
+    """Original tokens above what the model sees; chosen positions coloured by what happened
+    to them: replaced by [MASK] (80 %), by a random token (10 %) or left unchanged (10 %).
+
+    Lecture 08; Devlin et al. 2019 section 3.1.
+    """
+    if not len(tokens) == len(masked_tokens) == len(chosen):
+        raise ValueError(
+            f"tokens ({len(tokens)}), masked_tokens ({len(masked_tokens)}) and chosen "
+            f"({len(chosen)}) must have the same length"
+        )
+    T = len(tokens)
+    ax = _axes(ax, (max(6.0, 0.95 * T + 2), 2.4))
+    colors = palette()
+    kinds = {
+        "[MASK] (80 %)": colors[0],
+        "random token (10 %)": colors[5],
+        "unchanged (10 %)": colors[2],
+    }
+    for i, (orig, new, c) in enumerate(zip(tokens, masked_tokens, chosen, strict=True)):
+        kind = None
+        if c:
+            kind = list(kinds)[0 if new == "[MASK]" else 1 if new != orig else 2]
+        color = kinds[kind] if kind else "#999999"
+        _box(ax, i, 0, orig, "#999999")
+        _box(ax, i, -1.2, new, color)
+        if c:
+            ax.annotate("", (i, -0.85), (i, -0.35), arrowprops={"arrowstyle": "->", "color": color})
+    ax.text(-0.7, 0, "input", ha="right", va="center", fontweight="bold")
+    ax.text(-0.7, -1.2, "model sees", ha="right", va="center", fontweight="bold")
+    for j, (name, color) in enumerate(kinds.items()):
+        ax.text(j * (T / 3), -2.05, f"■ {name}", color=color, ha="left", va="center")
+    ax.set_xlim(-2.6, T - 0.4)
+    ax.set_ylim(-2.4, 0.5)
+    ax.axis("off")
+    return ax
+
+
+def plot_head_view(
+    weights: torch.Tensor | np.ndarray,
+    tokens: Sequence[str],
+    heads: Sequence[int] | None = None,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
+    """Who attends to whom: tokens on the left attend to tokens on the right; a line's
+    opacity is the attention weight, one colour per head (as bertviz's head view).
+
+    Args:
+        weights: (H, T, T) one layer's attention for one sentence (rows: queries).
+        tokens: the T tokens.
+        heads: which heads to draw (0-based, default all).
+
+    Returns:
+        The Axes: one line per (head, query, key) with weight > 0.02, the tokens twice
+        (2 T texts), a coloured square per head and the column headers "from" / "to".
+
+    Lecture 08; Vig 2019 (bertviz head view).
+    """
+    w = np.asarray(torch.as_tensor(weights, dtype=torch.float32))
+    if w.ndim != 3 or w.shape[1] != w.shape[2] or w.shape[1] != len(tokens):
+        raise ValueError(
+            f"weights must be (H, T, T) with T = len(tokens) = {len(tokens)}, got {w.shape}"
+        )
+    heads = list(range(w.shape[0])) if heads is None else list(heads)
+    for h in heads:
+        if not 0 <= h < w.shape[0]:
+            raise ValueError(f"head {h} is out of range for {w.shape[0]} heads")
+    T = len(tokens)
+    ax = _axes(ax, (4.2, 0.32 * T + 1.2))
+    colors = palette()
+    for h in heads:
+        for i in range(T):
+            for j in range(T):
+                if w[h, i, j] > 0.02:
+                    ax.plot([0.12, 0.88], [-i, -j], color=colors[h % len(colors)],
+                            alpha=float(min(1.0, w[h, i, j])), lw=2.2)  # fmt: skip
+    for i, tok in enumerate(tokens):
+        ax.text(0.1, -i, tok, ha="right", va="center", fontsize=10)
+        ax.text(0.9, -i, tok, ha="left", va="center", fontsize=10)
+    for k, h in enumerate(heads):
+        ax.text(0.5 + (k - (len(heads) - 1) / 2) * 0.09, 1.0, "■", color=colors[h % len(colors)],
+                ha="center", va="center", fontsize=12)  # fmt: skip
+    ax.text(0.1, 1.0, "from", ha="right", va="center", fontsize=9, color="#777777")
+    ax.text(0.9, 1.0, "to", ha="left", va="center", fontsize=9, color="#777777")
+    ax.set_xlim(-0.25, 1.25)
+    ax.set_ylim(-T + 0.4, 1.5)
+    ax.axis("off")
+    if title:
+        ax.set_title(title)
+    return ax
+
+
+def head_view_figure(
+    attentions: Sequence[torch.Tensor], tokens: Sequence[str], layer: int = -1
+) -> Figure:
+    """One panel per head of ``layer``, each a ``plot_head_view``.
+
+    Args:
+        attentions: per layer (1, H, T, T) or (H, T, T), e.g. ``model(...).attentions``.
+        tokens: the T tokens.
+        layer: which layer (0-based; negative counts from the end, as in Python).
+
+    Returns:
+        A Figure with H Axes, titled "layer l, head h" (1-based).
+
+    Lecture 08; Vig 2019 (bertviz head view).
+    """
+    if not len(attentions):
+        raise ValueError("attentions is empty: expected one (1, H, T, T) tensor per layer")
+    if not -len(attentions) <= layer < len(attentions):
+        raise ValueError(f"layer={layer} is out of range for {len(attentions)} layers")
+    w = torch.as_tensor(attentions[layer]).detach()
+    if w.ndim == 4 and w.shape[0] != 1:
+        raise ValueError(f"attentions must be (1, H, T, T) for one sentence, got {tuple(w.shape)}")
+    w = w[0] if w.ndim == 4 else w  # (1, H, T, T) -> (H, T, T)
+    H = w.shape[0]
+    fig = Figure(figsize=(3.0 * H, 0.3 * len(tokens) + 1.4))
+    layer_no = layer % len(attentions) + 1
+    for h in range(H):
+        ax = fig.add_subplot(1, H, h + 1)
+        plot_head_view(w, tokens, heads=[h], ax=ax, title=f"layer {layer_no}, head {h + 1}")
+    fig.tight_layout()
+    return fig
+
+
+def plot_topk(
+    predictions: Sequence[tuple[str, float]], ax: Axes | None = None, title: str | None = None
+) -> Axes:
+    """Bars of the top-k (token, probability) pairs of one [MASK], e.g. one entry of
+    ``lecturekit.pretraining.fill_mask``; returns the Axes (k bars, probabilities written
+    above them).
+
+    Lecture 08; Devlin et al. 2019 section 3.1 (masked LM).
+    """
+    predictions = list(predictions)
+    if not predictions:
+        raise ValueError("predictions is empty: expected (token, probability) pairs")
+    if any(not isinstance(p, tuple | list) or len(p) != 2 for p in predictions):
+        raise ValueError(f"predictions must be (token, probability) pairs, got {predictions[0]!r}")
+    probs = [float(p) for _, p in predictions]
+    if any(not 0.0 <= p <= 1.0 for p in probs):
+        raise ValueError(f"probabilities must lie in [0, 1], got {probs}")
+    tokens = [str(t) for t, _ in predictions]
+    ax = plot_bars(probs, tokens, ax, title=title, ylabel="probability")
+    ax.set_xlabel(f"prediction for [MASK] (top {len(probs)})")
+    return ax
+
+
+_FALLBACK_NOTICE = (
+    "bertviz could not load its scripts (offline?): showing lecturekit's static head view."
+)
+
+
+def attention_view(
+    attentions: Sequence[torch.Tensor],
+    tokens: Sequence[str],
+    view: str = "head",
+    sentence_b_start: int | None = None,
+    height: int | None = None,
+):
+    """bertviz's interactive ``head_view`` or ``model_view`` that renders on first run in
+    JupyterLab 4, with an offline fallback.
+
+    bertviz loads require.js, d3 and jQuery from a CDN. In JupyterLab 4 its usual output fails
+    on the first run ("require is not defined", bertviz issue #53), so the view is placed in an
+    iframe, where scripts run in order. The iframe also carries a static head view
+    (``head_view_figure`` of the last layer, as a PNG) that it shows, with a one-line notice,
+    if any script fails to load: offline the cell is never blank. The kernel itself makes no
+    network request.
+
+    Args:
+        attentions: per layer (1, H, T, T) (or (H, T, T)) for one sentence (pair).
+        tokens: T token strings.
+        view: "head" or "model".
+        sentence_b_start: index of sentence B's first token (bertviz then offers A -> B etc.).
+        height: iframe height in pixels (default from T or the number of layers).
+
+    Returns:
+        ``IPython.display.HTML``: ``<div><iframe srcdoc="...">`` holding bertviz's markup and
+        the hidden fallback (notice + PNG). It contains a random id: in notebooks mark the cell
+        ``# NBVAL_IGNORE_OUTPUT``.
+
+    Lecture 08; Vig 2019 (bertviz).
+    """
+    from IPython.display import HTML
+
+    from lecturekit.viz.widgets import render_png
+
+    if view not in ("head", "model"):
+        raise ValueError(f"view={view!r} is not one of 'head', 'model'")
+    if not len(attentions):
+        raise ValueError("attentions is empty: expected one (1, H, T, T) tensor per layer")
+    # (H, T, T) -> (1, H, T, T): bertviz wants a batch of one
+    atts = tuple(
+        a if a.ndim == 4 else a[None] for a in (torch.as_tensor(x).detach() for x in attentions)
+    )
+    T = len(tokens)
+    for a in atts:
+        if a.ndim != 4 or a.shape[0] != 1 or a.shape[-2:] != (T, T):
+            raise ValueError(
+                f"attentions must be (1, H, T, T) with T = len(tokens) = {T}, got {tuple(a.shape)}"
+            )
+    if sentence_b_start is not None and not 0 < sentence_b_start < T:
+        raise ValueError(f"sentence_b_start={sentence_b_start} must lie in (0, T={T})")
+    from bertviz import head_view, model_view
+
+    show = head_view if view == "head" else model_view
+    viz_html = show(atts, list(tokens), sentence_b_start=sentence_b_start, html_action="return")
+    png = base64.b64encode(render_png(head_view_figure(atts, tokens), dpi=72)).decode()
+    doc = (
+        '<html><head><meta charset="utf-8"><script>'
+        "function lkFallback(){document.getElementById('lk-fallback').style.display='block';"
+        "var v=document.getElementById('lk-bertviz');if(v){v.style.display='none';}}"
+        # a script that fails to load (require.js, or d3/jQuery that require.js inserts), or
+        # "require(js) is not defined", switches to the fallback; other errors do not
+        "window.addEventListener('error',function(e){var t=e.target;"
+        "if((t&&t.tagName==='SCRIPT')||/require/.test(e.message||'')){lkFallback();}},true);"
+        "window.addEventListener('load',function(){if(typeof requirejs==='undefined'){"
+        "lkFallback();}});</script></head><body style='font-family:sans-serif'>"
+        f'<div id="lk-fallback" style="display:none"><p>{_FALLBACK_NOTICE}</p>'
+        f'<img alt="static head view" src="data:image/png;base64,{png}"></div>'
+        f'<div id="lk-bertviz">{viz_html.data}</div></body></html>'
+    )
+    if height is None:
+        n_layers = len(atts)
+        height = 22 * len(tokens) + 220 if view == "head" else 110 * n_layers + 260
+    return HTML(
+        f'<div><iframe srcdoc="{html.escape(doc)}" style="width:100%;height:{height}px;'
+        'border:0"></iframe></div>'
+    )
+
+
+def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
+    """Pick a sentence and which word to hide; bars show BERT's top-k guesses for it.
+
+    Args:
+        model: a ``BertForPreTraining`` (eval mode), tokenizer its ``WordPieceTokenizer``.
+        sentences: the choices (words separated by spaces; " [SEP] " starts sentence B).
+        k: how many guesses to show.
+
+    Returns:
+        An ipywidgets VBox: a sentence dropdown and a word slider above the bar chart.
+
+    Lecture 08; Devlin et al. 2019 section 3.1 (masked LM).
+    """
+    from lecturekit._checks import check_positive_int
+    from lecturekit.pretraining import fill_mask
+    from lecturekit.viz.widgets import _ipywidgets, figure_widget
+
+    sentences = list(sentences)
+    if not sentences or any(not str(s).split() for s in sentences):
+        raise ValueError(f"sentences must be non-empty strings, at least one, got {sentences}")
+    check_positive_int("k", k)
+    w = _ipywidgets()
+    sentence = w.Dropdown(options=list(sentences), value=sentences[0], description="sentence",
+                          layout={"width": "480px"})  # fmt: skip
+    position = w.IntSlider(value=0, min=0, max=len(sentences[0].split()) - 1, description="word")
+
+    def follow(change: dict) -> None:  # registered first: runs before the redraw
+        position.max = len(change["new"].split()) - 1
+
+    sentence.observe(follow, names="value")
+
+    def render(sentence: str, position: int) -> Figure:
+        words = sentence.split()
+        position = min(position, len(words) - 1)
+        hidden = words[position]
+        words[position] = "[MASK]"
+        text = " ".join(words)
+        top = fill_mask(model, tokenizer, text, k=k)[0]
+        fig = Figure(figsize=(6.0, 3.2))
+        plot_topk(top, fig.add_subplot(), title=f"{text}\n(hidden word: {hidden})")
+        fig.tight_layout()
+        return fig
+
+    return figure_widget(render, {"sentence": sentence, "position": position})
