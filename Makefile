@@ -1,5 +1,6 @@
 # make lab   -> set up .venv on first use, then open JupyterLab on notebooks/
 # make test  -> set up .venv on first use, then run unit tests + every notebook under nbval
+# make figures -> every slide figure into figures-out/ (FIGURES_ARGS="--theme dark --format svg")
 # Set-up is redone only when requirements.txt or pyproject.toml change.
 
 PYTHON ?= python3
@@ -7,11 +8,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lecturekit-installed
 PYTEST_ARGS ?=
+FIGURES_ARGS ?= --format png,svg,pdf
 LAB_ARGS ?=
 # Jupyter refuses to start as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test install clean-venv
+.PHONY: lab test figures install clean-venv
 
 install: $(STAMP)
 
@@ -31,6 +33,9 @@ lab: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks $(PYTEST_ARGS)
+
+figures: $(STAMP)
+	$(BIN)/python -m lecturekit.figures build --out figures-out $(FIGURES_ARGS)
 
 clean-venv:
 	rm -rf $(VENV)

@@ -4,8 +4,10 @@ Public API::
 
     ex = thinking_machines()      # ThinkingMachines(x (2, 512), W_q, W_k, W_v (512, 64))
     q = ex.x @ ex.W_q             # q1 . k1 = 112, q1 . k2 = 96 exactly
+    vocab, step = pie_example()   # lecture 07's hand-written next-word table as a step function
 
 Lecture 03; the "Thinking Machines" example of Alammar's "The Illustrated Transformer".
+Lecture 07; the "he hit me with a pie" beam-search example.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-__all__ = ["ThinkingMachines", "thinking_machines"]
+__all__ = ["ThinkingMachines", "thinking_machines", "PIE_VOCAB", "PIE_TABLE", "pie_example"]
 
 
 @dataclass(frozen=True)
@@ -84,3 +86,41 @@ def thinking_machines(d_model: int = 512, d_k: int = 64, seed: int = 0) -> Think
     return ThinkingMachines(
         ("Thinking", "Machines"), to_t(np.stack([x1, x2])), to_t(W_q), to_t(W_k), to_t(W_v)
     )
+
+
+# Lecture 07: greedy picks "I" (0.5) but the best sentence starts with "he" (0.4).
+PIE_VOCAB = ("<s>", "</s>", "he", "I", "it", "hit", "struck", "was", "got", "me", "with", "a",
+             "pie", "tart", "on", "by")  # fmt: skip
+PIE_TABLE = {  # prefix (words after <s>) -> {next word: probability}; other prefixes: uniform
+    (): {"I": 0.5, "he": 0.4, "it": 0.1},
+    ("I",): {"was": 0.45, "got": 0.35, "hit": 0.2},
+    ("he",): {"hit": 0.8, "struck": 0.2},
+    ("I", "was"): {"hit": 0.8, "struck": 0.2},
+    ("he", "hit"): {"me": 0.9, "a": 0.1},
+    ("I", "was", "hit"): {"with": 0.7, "</s>": 0.2, "by": 0.1},
+    ("he", "hit", "me"): {"with": 0.55, "</s>": 0.4, "on": 0.05},
+    ("I", "was", "hit", "with"): {"a": 0.9, "pie": 0.1},
+    ("he", "hit", "me", "with"): {"a": 0.9, "pie": 0.1},
+    ("I", "was", "hit", "with", "a"): {"pie": 0.7, "tart": 0.3},
+    ("he", "hit", "me", "with", "a"): {"pie": 0.7, "tart": 0.3},
+    ("I", "was", "hit", "with", "a", "pie"): {"</s>": 0.95, "on": 0.05},
+    ("he", "hit", "me", "with", "a", "pie"): {"</s>": 0.95, "on": 0.05},
+}
+
+
+def pie_example():
+    """(vocab, step) for lecture 07's table: step(prefix_ids (N, t)) -> log-probs (N, V),
+    prefix_ids starting with <s> (id 0); </s> is id 1.
+
+    Lecture 07 (the beam-search slide, k = 2).
+    """
+    uniform = {w: 1 / (len(PIE_VOCAB) - 1) for w in PIE_VOCAB[1:]}
+
+    def step(prefix_ids: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for ids in prefix_ids.tolist():
+            probs = PIE_TABLE.get(tuple(PIE_VOCAB[i] for i in ids[1:]), uniform)
+            rows.append([probs.get(w, 0.0) for w in PIE_VOCAB])
+        return torch.tensor(rows, dtype=torch.float64).log()  # (N, V); log 0 = -inf
+
+    return list(PIE_VOCAB), step

@@ -22,3 +22,19 @@ def test_thinking_machines_slide_numbers():
 def test_deterministic():
     a, b = thinking_machines(), thinking_machines()
     assert torch.equal(a.x, b.x) and torch.equal(a.W_v, b.W_v)
+
+
+def test_pie_example_greedy_misses_what_beam_search_finds():
+    import math
+
+    from lecturekit.decoding import beam_search, greedy_search
+    from lecturekit.examples import PIE_TABLE, pie_example
+
+    vocab, step = pie_example()
+    for row in PIE_TABLE.values():
+        assert math.isclose(sum(row.values()), 1.0)
+    greedy = greedy_search(step, 0, 1, max_len=10)
+    best = beam_search(step, 0, 1, beam_size=2, max_len=10)[0]
+    words = lambda hyp: " ".join(vocab[t] for t in hyp.tokens)  # noqa: E731
+    assert words(greedy) == "I was hit with a pie </s>"
+    assert words(best) == "he hit me with a pie </s>" and best.score > greedy.score

@@ -1,0 +1,131 @@
+"""The registry of slide figures: named, documented, seeded functions returning a Figure.
+
+Public API::
+
+    @register("pe_heatmap", lecture="05", description="...")
+    def pe_heatmap() -> Figure: ...             # draws with the current rcParams
+    names(lecture=None) -> list[str]            # registered names, in lecture order
+    spec(name) -> FigureSpec                    # ValueError naming close matches if unknown
+    fig = build(name, theme="light")            # seeded, slide style (16:9 fonts), theme
+    save(fig, path, fmt="png", dpi=150)         # byte-identical for identical figures
+    slide_rc(theme) -> dict                     # the rcParams figures are built with
+
+Figure functions never train: figures that need a trained model load the shipped
+checkpoints in data/. The registry is filled by importing ``lecturekit.figures``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.viz.style import rc
+
+__all__ = ["FigureSpec", "FORMATS", "register", "names", "spec", "build", "save", "slide_rc"]
+
+FORMATS = ("png", "svg", "pdf")
+# Metadata that would change from build to build (dates) or machine to machine (versions).
+_METADATA = {
+    "png": {"Software": None},
+    "svg": {"Date": None, "Creator": None},
+    "pdf": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None},
+}
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    name: str
+    lecture: str
+    description: str
+    func: Callable[[], Figure]
+
+
+_REGISTRY: dict[str, FigureSpec] = {}
+
+
+def register(name: str, *, lecture: str, description: str) -> Callable:
+    """Decorator: add a figure function to the registry under ``name``."""
+
+    def wrap(func: Callable[[], Figure]) -> Callable[[], Figure]:
+        if name in _REGISTRY:
+            raise ValueError(f"figure {name!r} is registered twice")
+        _REGISTRY[name] = FigureSpec(name, lecture, description, func)
+        return func
+
+    return wrap
+
+
+def names(lecture: str | None = None) -> list[str]:
+    """Registered figure names, sorted by lecture then name."""
+    specs = sorted(_REGISTRY.values(), key=lambda s: (s.lecture, s.name))
+    return [s.name for s in specs if lecture is None or s.lecture == lecture]
+
+
+def close_matches(name: str) -> list[str]:
+    """Registered names that look like ``name`` (for error messages)."""
+    found = difflib.get_close_matches(name, list(_REGISTRY), n=4, cutoff=0.5)
+    return found or [n for n in names() if name.lower() in n.lower()][:4]
+
+
+def spec(name: str) -> FigureSpec:
+    if name not in _REGISTRY:
+        matches = close_matches(name)
+        hint = f"; did you mean {', '.join(matches)}?" if matches else ""
+        raise ValueError(f"unknown figure {name!r}{hint}")
+    return _REGISTRY[name]
+
+
+def slide_rc(theme: str = "light") -> dict[str, object]:
+    """The lecture look with fonts for 16:9 slides (readable at 1280 × 720)."""
+    params = rc(theme)
+    params.update(
+        {
+            "figure.figsize": (10.0, 5.625),  # 16:9
+            "font.size": 15,
+            "axes.titlesize": 17,
+            "axes.labelsize": 15,
+            "xtick.labelsize": 13,
+            "ytick.labelsize": 13,
+            "legend.fontsize": 13,
+            "lines.linewidth": 2.2,
+        }
+    )
+    return params
+
+
+def build(name: str, theme: str = "light") -> Figure:
+    """Draw figure ``name`` in ``theme`` with every random generator seeded (0)."""
+    figure_spec = spec(name)
+    threads = torch.get_num_threads()
+    torch.manual_seed(0)
+    random.seed(0)
+    np.random.seed(0)
+    torch.set_num_threads(1)  # the same arithmetic on every machine size
+    try:
+        with plt.rc_context(slide_rc(theme)):
+            fig = figure_spec.func()
+    finally:
+        torch.set_num_threads(threads)
+    if not isinstance(fig, Figure):
+        raise TypeError(f"figure function {name!r} returned {type(fig).__name__}, not a Figure")
+    return fig
+
+
+def save(fig: Figure, path: Path | str, fmt: str = "png", dpi: int = 150) -> Path:
+    """Write ``fig`` as ``fmt`` without dates or version strings, so equal figures give equal
+    bytes."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt={fmt!r} is not one of {list(FORMATS)}")
+    path = Path(path)
+    # SVG element ids are hashes salted with svg.hashsalt (random when unset): fix it
+    with plt.rc_context({"svg.hashsalt": "lecturekit"}):
+        fig.savefig(path, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
+    return path
