@@ -57,6 +57,8 @@ __all__ = [
     "mlm_accuracy",
     "nsp_accuracy",
     "blank_predictions",
+    "IS_NEXT",
+    "NOT_NEXT",
     "blank_accuracy",
     "main",
 ]

@@ -48,7 +48,7 @@ def _box(ax: Axes, x: float, y: float, text: str, color: str, w: float = 0.9) ->
             alpha=0.35, lw=1.2,
         )
     )  # fmt: skip
-    ax.text(x, y, text, ha="center", va="center", fontsize=10)
+    ax.text(x, y, text, ha="center", va="center", fontsize="medium")
 
 
 def _e(name: object) -> str:
@@ -80,11 +80,11 @@ def plot_input_embeddings(
     ]
     for r, (name, texts, color) in enumerate(rows):
         y = -r * (1.1 if r == 0 else 1.0) - (0.3 if r else 0)
-        ax.text(-0.7, y, name, ha="right", va="center", fontsize=11, fontweight="bold")
+        ax.text(-0.7, y, name, ha="right", va="center", fontsize="medium", fontweight="bold")
         for i, text in enumerate(texts):
             _box(ax, i, y, text, color if r else colors[6 if name == "Input" else 0])
             if r >= 2:
-                ax.text(i, y + 0.5, "+", ha="center", va="center", fontsize=12)
+                ax.text(i, y + 0.5, "+", ha="center", va="center", fontsize="large")
     ax.set_xlim(-2.4, T - 0.4)
     ax.set_ylim(-3.7, 0.6)
     ax.axis("off")
@@ -174,11 +174,11 @@ def plot_head_view(
                     ax.plot([0.12, 0.88], [-i, -j], color=colors[h % len(colors)],
                             alpha=float(min(1.0, w[h, i, j])), lw=2.2)  # fmt: skip
     for i, tok in enumerate(tokens):
-        ax.text(0.1, -i, tok, ha="right", va="center", fontsize=10)
-        ax.text(0.9, -i, tok, ha="left", va="center", fontsize=10)
+        ax.text(0.1, -i, tok, ha="right", va="center", fontsize="medium")
+        ax.text(0.9, -i, tok, ha="left", va="center", fontsize="medium")
     for k, h in enumerate(heads):
         ax.text(0.5 + (k - (len(heads) - 1) / 2) * 0.09, 1.0, "■", color=colors[h % len(colors)],
-                ha="center", va="center", fontsize=12)  # fmt: skip
+                ha="center", va="center", fontsize="large")  # fmt: skip
     ax.text(0.1, 1.0, "from", ha="right", va="center", fontsize=9, color="#777777")
     ax.text(0.9, 1.0, "to", ha="left", va="center", fontsize=9, color="#777777")
     ax.set_xlim(-0.25, 1.25)
