@@ -33,3 +33,16 @@ def test_notebook_is_stored_from_one_clean_run(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_readme_lists_notebook(path):
     assert f"notebooks/{path.name}" in (ROOT / "README.md").read_text()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_nbval_markers_are_exact(path):
+    """nbval honours a marker only when the comment line is exactly the marker: a note after it
+    silently turns the marker off."""
+    markers = {"# NBVAL_IGNORE_OUTPUT", "# NBVAL_CHECK_OUTPUT", "# NBVAL_SKIP",
+               "# NBVAL_RAISES_EXCEPTION"}  # fmt: skip
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        for line in "".join(cell["source"]).splitlines():
+            if line.lstrip().startswith("# NBVAL"):
+                assert line.strip() in markers, f"{line!r} is not an nbval marker nbval reads"
