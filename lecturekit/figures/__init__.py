@@ -1,0 +1,31 @@
+"""Every slide figure of the lectures, from the same functions the notebooks use.
+
+Public API::
+
+    from lecturekit import figures
+    figures.names()                         # all registered figure names, in lecture order
+    figures.spec(name).description          # one line; .lecture, .func
+    fig = figures.build(name, theme="dark") # a matplotlib Figure, seeded, slide fonts
+    figures.save(fig, "out/name.svg", "svg")
+
+Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lecturekit.figures.cli``).
+"""
+
+from lecturekit.figures import (  # noqa: F401  (importing registers the figures)
+    lectures_01_04,
+    lectures_05_08,
+)
+from lecturekit.figures.registry import (
+    FORMATS,
+    FigureSpec,
+    build,
+    close_matches,
+    names,
+    register,
+    save,
+    slide_rc,
+    spec,
+)
+
+__all__ = ["FORMATS", "FigureSpec", "build", "close_matches", "names", "register", "save",
+           "slide_rc", "spec"]  # fmt: skip

@@ -1,0 +1,374 @@
+"""Slide figures of lectures 01-04 (registered on import).
+
+    01  bottleneck_accuracy_vs_length, seq2seq_alignment
+    02  scoring_functions
+    03  thinking_machines_table, dot_product_variance, softmax_saturation
+    04  multi_head_maps, attention_vs_recurrence_cost
+
+Each figure draws with the plot functions the notebooks use (``lecturekit.viz``) on the data
+the notebooks use: the shipped checkpoints in data/ (nothing trains here), the slides' worked
+example, and the seeded measurements of ``lecturekit.measurements``.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.figures.registry import register
+from lecturekit.measurements import (
+    attention_vs_recurrence_flops,
+    dot_product_variance,
+    exact_match_by_length,
+    softmax_saturation,
+)
+from lecturekit.viz.plots import plot_attention, plot_heads, plot_lines
+from lecturekit.viz.scoring import plot_scores
+from lecturekit.viz.style import palette
+
+_ATTENTION = "dot"  # notebook 01's attention model
+_ALIGNMENT_SENTENCE = 306  # a 23-word test sentence with four mirrored adjective pairs
+_DIMS = [4, 16, 64, 256, 1024]  # d_k of notebook 03's measurements
+_ACCENT = "#D55E00"  # Okabe-Ito vermillion: readable on the light and the dark background
+_GUIDE = "grey"  # theory and guide lines, visible on both backgrounds
+_MIN_FONT = 11.0  # points: smallest text on a 10-inch-wide slide figure
+
+
+def _at_least(fig: Figure, size: float = _MIN_FONT) -> Figure:
+    """Raise every text of ``fig`` smaller than ``size`` points to ``size`` (plot functions
+    made for notebooks use small fonts for dense annotations)."""
+    for text in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "set_fontsize")):
+        if text.get_fontsize() < size:
+            text.set_fontsize(size)
+    return fig
+
+
+def _plain_ticks(ax, values) -> None:
+    """Ticks at ``values`` written as plain numbers (not 2^k) on a log-2 axis."""
+    ax.set_xticks(list(values), [str(v) for v in values])
+    ax.xaxis.set_minor_locator(plt.NullLocator())
+
+
+@cache
+def _translation():
+    from lecturekit.nmt import default_data, load_translation_model
+
+    return default_data(), {k: load_translation_model(k) for k in ("none", _ATTENTION)}
+
+
+@register(
+    "bottleneck_accuracy_vs_length",
+    lecture="01",
+    description="exact match vs source length: seq2seq without attention vs with (dot)",
+)
+def bottleneck_accuracy_vs_length() -> Figure:
+    """Notebook 01 section 5: exact match per source-length bin, both shipped models.
+
+    Lecture 01; Bahdanau et al. 2015 Figure 2.
+    """
+    data, models = _translation()
+    names = {"none": "no attention (one vector c)", _ATTENTION: f"attention ({_ATTENTION})"}
+    result = {k: exact_match_by_length(m, data.test, data) for k, m in models.items()}
+    labels = result["none"].labels
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_lines(np.arange(len(labels)), {names[k]: np.array(r.exact_match) for k, r in
+                                         result.items()}, ax, marker="o",
+               xlabel="source sentence length (words)", ylabel="exact match (whole sentence)",
+               title=f"The bottleneck: {len(data.test)} test sentences, greedy")  # fmt: skip
+    ax.set_xticks(range(len(labels)), labels)
+    ax.set_ylim(-0.03, 1.05)
+    ax.grid(True, alpha=0.5)
+    ax.legend(loc="center right")
+    fig.tight_layout()
+    return fig
+
+
+@register(
+    "seq2seq_alignment",
+    lecture="01",
+    description="trained dot-attention weights on a 23-word test sentence, true alignment marked",
+)
+def seq2seq_alignment() -> Figure:
+    """Notebook 01 section 6: the dot model's weights (teacher forcing), true alignment boxed.
+
+    Lecture 01; Bahdanau et al. 2015 Figure 3.
+    """
+    from lecturekit.datasets.translation import collate
+
+    data, models = _translation()
+    pair = data.test[_ALIGNMENT_SENTENCE]
+    batch = collate([pair], data.src_vocab, data.tgt_vocab)
+    with torch.no_grad():
+        _, weights = models[_ATTENTION](batch.src, batch.src_len, batch.tgt_in)  # (1, T, S)
+    n, s = len(pair.tgt), len(pair.src)
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_attention(weights[0, :n, :s], list(pair.tgt), list(pair.src), ax, colorbar=True,
+                   annotate=False)  # fmt: skip
+    ax.scatter(pair.align, range(n), marker="s", s=130, facecolors="none", edgecolors=_ACCENT,
+               linewidths=2.0, label="true alignment")  # fmt: skip
+    ax.set_title("Trained seq2seq attention (dot score)", loc="left")
+    ax.set_xticks(range(s), list(pair.src), rotation=90, ha="center")
+    ax.tick_params(labelsize=_MIN_FONT)
+    ax.set(xlabel="source word (attended to)", ylabel="target word (produced)")
+    ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
+    fig.tight_layout()
+    return fig
+
+
+def _notebook_02_scores() -> dict[str, torch.Tensor]:
+    """Notebook 02's example: one query s, five keys h (d = 8), six scoring functions, with
+    the same seeded stand-ins for the learned parameters, scored by lecturekit.attention."""
+    from lecturekit.attention import SCORE_FUNCTIONS, make_score
+
+    d, n, A, max_len = 8, 5, 8, 10
+    gen = torch.Generator().manual_seed(2)
+    s = torch.randn(d, generator=gen)  # (d,)
+    H = torch.randn(n, d, generator=gen)  # (n, d)
+    params = {
+        "general": {"W.weight": torch.randn(d, d, generator=gen) / math.sqrt(d)},
+        "additive": {"W.weight": torch.randn(A, 2 * d, generator=gen) / math.sqrt(2 * d),
+                     "v.weight": (torch.randn(A, generator=gen) / math.sqrt(A))[None]},
+        "location": {"W.weight": torch.randn(max_len, d, generator=gen) / math.sqrt(d)},
+    }  # fmt: skip
+    scores = {}
+    for name in SCORE_FUNCTIONS:
+        module = make_score(name, d, d, hidden_dim=A, max_len=max_len)
+        state = module.state_dict()
+        state.update(params.get(name, {}))
+        module.load_state_dict(state)
+        with torch.no_grad():
+            scores[name] = module(s[None], H)[0]  # (1, d), (n, d) -> (1, n) -> (n,)
+    return scores
+
+
+@register(
+    "scoring_functions",
+    lecture="02",
+    description="one query, five keys: scores and softmax weights of the six scoring functions",
+)
+def scoring_functions() -> Figure:
+    """Notebook 02 section 1.7: the six scores of one query and their softmax weights.
+
+    Lecture 02; Luong et al. 2015 eq. 8-9.
+    """
+    scores = {name.replace("_", " "): e for name, e in _notebook_02_scores().items()}
+    keys = [str(i + 1) for i in range(5)]  # key h_i, written i: room at slide font size
+    fig = plot_scores(scores, keys, Figure(),
+                      title="One query s, five keys h1..h5, six scoring functions")  # fmt: skip
+    K = len(scores)
+    for k, (name, e) in enumerate(scores.items()):
+        ax_s, ax_w = fig.axes[k], fig.axes[K + k]
+        for ax in (ax_s, ax_w):  # slide size: no per-bar numbers (the notebook prints them)
+            for text in list(ax.texts):
+                text.remove()
+            ax.tick_params(labelsize=plt.rcParams["xtick.labelsize"])
+        ax_s.set_title(name, fontsize=plt.rcParams["font.size"])
+        w = torch.softmax(e, dim=0)
+        best = int(w.argmax())  # the key this function prefers, and its weight
+        ax_w.text(best, w[best].item() + 0.03, f"{w[best].item():.2f}", ha="center",
+                  va="bottom", fontsize=plt.rcParams["font.size"])  # fmt: skip
+    fig.supxlabel("key h1 … h5", fontsize=plt.rcParams["axes.labelsize"])
+    fig.tight_layout()
+    return _at_least(fig)
+
+
+@register(
+    "thinking_machines_table",
+    lecture="03",
+    description="the slides' table: q·k = 112, 96 → ÷8 → 14, 12 → softmax 0.88, 0.12 → z1",
+)
+def thinking_machines_table() -> Figure:
+    """Notebook 03 section 1: the four steps for the query "Thinking", exact numbers.
+
+    Lecture 03; Vaswani et al. 2017 eq. 1 (after Alammar, The Illustrated Transformer).
+    """
+    from lecturekit.examples import thinking_machines
+
+    ex = thinking_machines()
+    Q, K, V = ex.x @ ex.W_q, ex.x @ ex.W_k, ex.x @ ex.W_v  # (2, 512) @ (512, 64) -> (2, 64)
+    raw = Q[0] @ K.T  # (2,): q1·k1, q1·k2
+    scaled = raw / math.sqrt(K.shape[-1])
+    a = torch.softmax(scaled, dim=0)  # (2,)
+    z1 = a @ V  # (2,) @ (2, 64) -> (64,)
+
+    def head(v: torch.Tensor, fmt: str = "d") -> str:
+        return "[" + ", ".join(format(int(x) if fmt == "d" else x, fmt) for x in v[:3]) + ", …]"
+
+    rows = [
+        ("Input", *ex.words),
+        ("Embedding", *(f"x{i} = {head(ex.x[i - 1])}" for i in (1, 2))),
+        ("Queries", *(f"q{i} = {head(Q[i - 1])}" for i in (1, 2))),
+        ("Keys", *(f"k{i} = {head(K[i - 1])}" for i in (1, 2))),
+        ("Values", *(f"v{i} = {head(V[i - 1])}" for i in (1, 2))),
+        ("Score", *(f"q1 · k{i} = {int(raw[i - 1])}" for i in (1, 2))),
+        ("Divide by 8 (√d_k)", *(f"{int(x)}" for x in scaled)),
+        ("Softmax", *(f"{w:.2f}" for w in a.tolist())),
+        ("Softmax × Value", *(f"{a[i]:.2f} · v{i + 1} = {head(a[i] * V[i], '.2f')}"
+                              for i in (0, 1))),
+        ("Sum", f"z1 = {head(z1, '.2f')}", ""),
+    ]  # fmt: skip
+    slide_numbers = {(5, 1), (5, 2), (6, 1), (6, 2), (7, 1), (7, 2)}  # 112 96, 14 12, .88 .12
+    fg, bg = plt.rcParams["text.color"], plt.rcParams["axes.facecolor"]
+    fig = Figure()
+    ax = fig.add_axes((0.01, 0.02, 0.98, 0.86))
+    ax.axis("off")
+    table = ax.table(cellText=[list(r) for r in rows], colWidths=[0.235, 0.37, 0.395],
+                     cellLoc="left", loc="center", bbox=(0, 0, 1, 1))  # fmt: skip
+    table.auto_set_font_size(False)
+    for (r, c), cell in table.get_celld().items():
+        cell.set(facecolor=bg, edgecolor=plt.rcParams["grid.color"], linewidth=1.0)
+        cell.PAD = 0.03
+        text = cell.get_text()
+        text.set(color=fg, fontsize=plt.rcParams["font.size"] - 1)
+        if c == 0 or r == 0:
+            text.set_fontweight("bold")
+        if (r, c) in slide_numbers:
+            text.set(color=_ACCENT, fontweight="bold")
+    fig.suptitle('Self-attention for the query "Thinking" (d_model = 512, d_k = 64)',
+                 fontsize=plt.rcParams["axes.titlesize"], color=fg)  # fmt: skip
+    return fig
+
+
+@register(
+    "dot_product_variance",
+    lecture="03",
+    description="Var(q·k) of random vectors grows like d_k; divided by √d_k it stays 1",
+)
+def dot_product_variance_figure() -> Figure:
+    """Notebook 03 section 3: measured Var(q·k) and Var(q·k/√d_k) against theory.
+
+    Lecture 03; Vaswani et al. 2017 section 3.2.1, footnote 4.
+    """
+    v = dot_product_variance(_DIMS, num_samples=10_000, seed=0)
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_lines(v.dims, {"Var(q·k), measured": v.raw, "Var(q·k / √d_k), measured": v.scaled},
+               ax, xlabel="d_k (size of q and k)", ylabel="variance (log scale)", logx=True,
+               logy=True, marker="o", legend=False,
+               title="Dot products of random vectors: variance grows like d_k")  # fmt: skip
+    for y, label in ((v.dims, "theory: d_k"), ([1] * len(v.dims), "theory: 1")):
+        ax.plot(v.dims, y, color=_GUIDE, linewidth=8, alpha=0.4, zorder=1, label=label)
+    ax.legend(loc="upper left")
+    _plain_ticks(ax, v.dims)
+    fig.tight_layout()
+    return fig
+
+
+@register(
+    "softmax_saturation",
+    lecture="03",
+    description="unscaled, the softmax turns one-hot as d_k grows and its gradient vanishes",
+)
+def softmax_saturation_figure() -> Figure:
+    """Notebook 03 section 3: largest softmax weight and ‖J‖_F, unscaled vs scaled.
+
+    Lecture 03; Vaswani et al. 2017 section 3.2.1.
+    """
+    s = softmax_saturation(_DIMS, num_keys=8, num_draws=2_000, seed=1)
+    fig = Figure()
+    ax1, ax2 = fig.subplots(1, 2)
+    plot_lines(s.dims, {"unscaled  q·k": s.max_weight_raw,
+                        "scaled  q·k / √d_k": s.max_weight_scaled},
+               ax1, xlabel="d_k", ylabel="mean largest weight", logx=True, marker="o",
+               title=f"Softmax over {s.num_keys} keys (1 = one-hot)")  # fmt: skip
+    ax1.axhline(1 / s.num_keys, color=_GUIDE, linestyle=":", linewidth=1.5)
+    ax1.text(s.dims[0], 1 / s.num_keys + 0.03, f"uniform (1/{s.num_keys})", color=_GUIDE)
+    ax1.set_ylim(0, 1.05)
+    ax1.legend(loc="center right")
+    plot_lines(s.dims, {"unscaled, mean": s.jacobian_raw, "scaled, mean": s.jacobian_scaled,
+                        "unscaled, median": s.jacobian_raw_median},
+               ax2, xlabel="d_k", ylabel=r"$\|J\|_F$ of the softmax Jacobian", logx=True,
+               logy=True, marker="o", title="Gradient through the softmax")  # fmt: skip
+    ax2.lines[2].set(color=ax2.lines[0].get_color(), linestyle="--")  # unscaled: one colour
+    ax2.legend(loc="lower left")
+    for ax in (ax1, ax2):
+        _plain_ticks(ax, s.dims)
+    fig.tight_layout()
+    return fig
+
+
+def _pattern(w: torch.Tensor) -> str:
+    """What most query rows of one head's map (T, T) attend to most, e.g. "previous token"."""
+    T = w.shape[0]
+    top = w.argmax(-1)  # (T, T) -> (T,): the most attended key of each query
+    rows = torch.arange(T)
+    found = {
+        "previous token": int((top == rows - 1).sum()),
+        "next token": int((top == rows + 1).sum()),
+        "itself": int((top == rows).sum()),
+    }
+    name, count = max(found.items(), key=lambda kv: kv[1])
+    return name if count > T / 2 else "mixed"
+
+
+@register(
+    "multi_head_maps",
+    lecture="04",
+    description="the four heads of the shipped tiny BERT's first layer on 'my dog is cute'",
+)
+def multi_head_maps() -> Figure:
+    """Per-head attention maps of a trained model (the shipped tiny BERT, layer 1).
+
+    Lecture 04; Vaswani et al. 2017 section 3.2.2.
+    """
+    from lecturekit.pretraining import load_pretrained
+
+    bert, tok = load_pretrained("bert")
+    ids, segments = tok.encode_pair("my dog is cute", "he likes playing")
+    tokens = tok.convert_ids_to_tokens(ids)
+    with torch.no_grad():
+        out = bert(torch.tensor([ids]), torch.tensor([segments]))
+    maps = out.attentions[0][0]  # layer 1: (1, H, T, T) -> (H, T, T)
+    titles = [f"head {h + 1}\n{_pattern(w)}" for h, w in enumerate(maps)]
+    fig = Figure()
+    plot_heads(maps, tokens, fig, ncols=len(maps), titles=titles)
+    for h, ax in enumerate(fig.axes):
+        ax.set_title(ax.get_title(), fontsize=plt.rcParams["font.size"])
+        ax.set_xticks(range(len(tokens)), tokens, rotation=90, ha="center")
+        ax.tick_params(labelsize=_MIN_FONT, labelleft=h == 0)
+        ax.set_xlabel("key")
+    fig.suptitle("One layer, four heads, different patterns (trained tiny BERT, layer 1)",
+                 fontsize=plt.rcParams["axes.titlesize"])  # fmt: skip
+    fig.tight_layout(rect=(0.0, 0.0, 0.93, 1.0))  # room on the right for the colour bar
+    top, bottom = fig.axes[0].get_position().y1, fig.axes[0].get_position().y0
+    bar = fig.add_axes((0.945, bottom, 0.012, top - bottom))
+    fig.colorbar(fig.axes[0].images[0], cax=bar, label="weight")
+    return fig
+
+
+@register(
+    "attention_vs_recurrence_cost",
+    lecture="04",
+    description="FLOPs of one self-attention vs one recurrent layer (d = 64): they cross at n = d",
+)
+def attention_vs_recurrence_cost() -> Figure:
+    """Notebook 04 section 3: FLOPs of one layer vs n, counted with FlopCounterMode.
+
+    Lecture 04; Vaswani et al. 2017 Table 1.
+    """
+    f = attention_vs_recurrence_flops([2**k for k in range(3, 10)], d=64)
+    colours = palette()
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_lines(f.ns, {"self-attention: 8nd² + 4n²d": f.attention,
+                      "   of which QKᵀ and AV: 4n²d": f.attention_pairwise,
+                      "GRU: 12nd²": f.gru, "RNN (tanh): 4nd²": f.rnn},
+               ax, xlabel="sequence length n", ylabel="FLOPs per layer (log scale)",
+               logx=True, logy=True, marker="o", legend=False,
+               title=f"Cost of one layer, d = {f.d}: O(n²·d) vs O(n·d²), counted")  # fmt: skip
+    ax.lines[1].set(color=colours[0], linestyle="--", marker="")
+    ax.lines[2].set_color(colours[5])
+    ax.lines[3].set(color=colours[5], linestyle=":", marker="s")
+    ax.axvline(f.d, color=_GUIDE, linestyle=":", linewidth=1.5)
+    ax.text(f.d * 1.06, 0.04, f"n = d = {f.d}", color=_GUIDE, transform=ax.get_xaxis_transform())
+    ax.legend(loc="upper left")
+    _plain_ticks(ax, f.ns)
+    fig.tight_layout()
+    return fig
