@@ -1,0 +1,88 @@
+"""Slide figures of lecture 09, the Vision Transformer (registered on import).
+
+    09  vit_patches, vit_position_similarity, vit_cls_attention
+
+The digits come from scikit-learn (bundled, no download); the trained ViTs are the shipped
+checkpoints ``data/vit_digits*.safetensors`` (``lecturekit.vit_digits``): nothing trains here.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.figures.lectures_01_04 import _at_least
+from lecturekit.figures.registry import register
+from lecturekit.viz.vit import (
+    attention_overview,
+    plot_patch_grid,
+    plot_patch_sequence,
+    plot_position_similarity,
+)
+
+_DIGIT = 12  # notebook 09's example: a test "0"
+_ATTENTION_DIGITS = (1, 3, 5)  # a 9, a 4 and a 7 of the test set, as in notebook 09 section 7
+
+
+@cache
+def _digits():
+    from lecturekit.datasets.digits import load_digits_data
+
+    return load_digits_data()
+
+
+@register(
+    "vit_patches",
+    lecture="09",
+    description="an 8 x 8 digit cut into 16 patches of 2 x 2, and the token sequence [CLS], 1..16",
+)
+def vit_patches() -> Figure:
+    data = _digits()
+    image, label = data.test_images[_DIGIT], data.test_labels[_DIGIT].item()
+    fig = Figure(figsize=(14, 4.2), layout="constrained")
+    ax1, ax2 = fig.subplots(1, 2, width_ratios=[1, 3.6])
+    plot_patch_grid(image, 2, ax1, title=f"a {label}: 8 × 8 pixels,\n16 patches of 2 × 2")
+    plot_patch_sequence(image, 2, ax2, title="the sequence the Transformer reads")
+    return _at_least(fig)
+
+
+@register(
+    "vit_position_similarity",
+    lecture="09",
+    description="cosine similarity of learned position embeddings (centred vs moved digits)",
+)
+def vit_position_similarity() -> Figure:
+    from lecturekit.vit_digits import load_vit
+
+    fig = Figure(figsize=(13, 6.2))
+    left, right = fig.subfigures(1, 2, wspace=0.06)
+    for sub, name, title in (
+        (left, "vit_digits", "trained on centred digits"),
+        (right, "vit_digits_moved", "trained on digits moved ±2 pixels"),
+    ):
+        model = load_vit(name)
+        plot_position_similarity(model.pos_embed, model.config.grid, sub, title=title)
+    return fig
+
+
+@register(
+    "vit_cls_attention",
+    lecture="09",
+    description="[CLS] attention to the patches per layer and attention rollout, shipped ViT",
+)
+def vit_cls_attention() -> Figure:
+    from lecturekit.vit_digits import load_vit
+
+    data, model = _digits(), load_vit("vit_digits")
+    index = torch.tensor(_ATTENTION_DIGITS)
+    images, labels = data.test_images[index], data.test_labels[index].tolist()
+    with torch.no_grad():
+        logits, weights = model(images)
+    fig = Figure(figsize=(8.5, 6.4))
+    attention_overview(images, weights, model.config.grid, labels=labels,
+                       predictions=logits.argmax(1).tolist(), fig=fig)  # fmt: skip
+    _at_least(fig)
+    fig.tight_layout()
+    return fig
