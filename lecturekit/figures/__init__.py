@@ -12,9 +12,11 @@ Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lectureki
 """
 
 from lecturekit.figures import (  # noqa: F401  (importing registers the figures)
+    lecture_09,
+    lecture_11,
+    lecture_12,
     lectures_01_04,
     lectures_05_08,
-    lecture_09,
 )
 from lecturekit.figures.registry import (
     FORMATS,
