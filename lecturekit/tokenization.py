@@ -15,12 +15,16 @@ Public API::
     ids, segments = tok.encode_pair(a, b)       # [CLS] a [SEP] b [SEP] and 0/1 segment ids
     tok.decode(ids)                             # back to words, ## pieces joined
     tok.convert_ids_to_tokens(ids), tok.convert_tokens_to_ids(tokens), len(tok), tok.vocab
+    train_hf_wordpiece(word_counts, vocab_size)  # tokenizers' WordPieceTrainer, made deterministic
+    train_hf_bpe(word_counts, num_merges)       # the merges tokenizers' BpeTrainer learns
+    count_words(sentences)                      # Counter of pre-tokenised words
 
 Lecture 08; Devlin et al. 2019 section 3 (WordPiece, Wu et al. 2016).
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
@@ -36,6 +40,9 @@ __all__ = [
     "MASK_ID",
     "learn_wordpiece",
     "WordPieceTokenizer",
+    "count_words",
+    "train_hf_bpe",
+    "train_hf_wordpiece",
 ]
 
 SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -50,6 +57,14 @@ def _pre_tokenize(text: str) -> list[str]:
     for mark in _PUNCTUATION:
         text = text.replace(mark, f" {mark} ")
     return text.lower().split()
+
+
+def count_words(sentences: Iterable[str]) -> Counter[str]:
+    """Word counts after BERT-style pre-tokenisation (lower case, punctuation split off)."""
+    counts: Counter[str] = Counter()
+    for sentence in sentences:
+        counts.update(_pre_tokenize(sentence))
+    return counts
 
 
 def learn_wordpiece(word_counts: Mapping[str, int], vocab_size: int) -> list[str]:
@@ -162,3 +177,56 @@ class WordPieceTokenizer:
         if skip_special:
             tokens = [t for t in tokens if t not in SPECIAL_TOKENS]
         return " ".join(tokens).replace(" ##", "")
+
+
+def train_hf_wordpiece(
+    word_counts: Mapping[str, int], vocab_size: int, *, pin_ids: bool = True
+) -> list[str]:
+    """The vocabulary Hugging Face ``tokenizers``' WordPieceTrainer learns from word counts,
+    ordered by id and starting with ``SPECIAL_TOKENS`` (so ``WordPieceTokenizer(vocab)`` works).
+
+    The trainer merges the most frequent pair (it is BPE training with the "##" prefix) and
+    breaks ties by the smaller pair of ids; it numbers the "##c" pieces in hash-map order, which
+    changes from run to run, and so do its tie-breaks. ``pin_ids=True`` (default) gives those
+    pieces fixed, sorted ids first (as extra special tokens during training), which makes the
+    result deterministic; ``pin_ids=False`` shows the library's own behaviour.
+
+    Lecture 12; Wu et al. 2016, Devlin et al. 2019 section 3.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    check_positive_int("vocab_size", vocab_size)
+    if not word_counts:
+        raise ValueError("word_counts is empty")
+    pinned = sorted({f"##{c}" for word in word_counts for c in word[1:]}) if pin_ids else []
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=[*SPECIAL_TOKENS, *pinned], show_progress=False
+    )
+    tok.train_from_iterator((" ".join([w] * n) for w, n in word_counts.items()), trainer)
+    vocab = tok.get_vocab(with_added_tokens=False)
+    return sorted(vocab, key=vocab.get)
+
+
+def train_hf_bpe(word_counts: Mapping[str, int], num_merges: int) -> list[tuple[str, str]]:
+    """The merges that Hugging Face ``tokenizers``' BpeTrainer learns from the same word counts
+    (no end-of-word symbol, no prefix): the reference for ``bpe.learn_bpe(..., tie_break="vocab")``.
+
+    Offline: the trainer runs locally on the words, each repeated as often as it is counted.
+
+    Lecture 12; Sennrich et al. 2016.
+    """
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    check_positive_int("num_merges", num_merges)
+    if not word_counts:
+        raise ValueError("word_counts is empty")
+    alphabet = {c for word in word_counts for c in word}
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = trainers.BpeTrainer(vocab_size=len(alphabet) + num_merges, show_progress=False)
+    tok.train_from_iterator((" ".join([w] * n) for w, n in word_counts.items()), trainer)
+    merges = json.loads(tok.to_str())["model"]["merges"]
+    pairs = [tuple(m) if isinstance(m, list) else tuple(m.split(" ")) for m in merges]
+    return pairs[:num_merges]

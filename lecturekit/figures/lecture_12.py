@@ -1,0 +1,53 @@
+"""Slide figures of lecture 12, subword tokenization (registered on import)."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from lecturekit.bpe import SLIDES_DICTIONARY, BPETokenizer, learn_bpe, split_word
+from lecturekit.figures.registry import register
+from lecturekit.viz.tokenization import plot_merge_table, plot_segmentations
+
+VOCAB_SIZE = 450  # as lecture 08's WordPiece vocabulary
+_WORDS = ("playing", "flightless", "doghouse", "unhappy", "zebra")
+
+
+@register(
+    "bpe_merge_steps",
+    lecture="12",
+    description="BPE step by step on low 5, lower 2, newest 6, widest 3: es, est, lo, low, ...",
+)
+def bpe_merge_steps() -> Figure:
+    _, trace = learn_bpe(SLIDES_DICTIONARY, 10)
+    fig = Figure()
+    ax = fig.add_subplot()
+    step0 = {w: split_word(w) for w in SLIDES_DICTIONARY}
+    plot_merge_table(trace, ax, step0=step0, word_counts=SLIDES_DICTIONARY)
+    ax.set_title("BPE merges: the most frequent pair, ties to the older symbols", loc="left")
+    fig.tight_layout()
+    return fig
+
+
+@register(
+    "bpe_vs_wordpiece",
+    lecture="12",
+    description="the same words cut by BPE and by WordPiece, both learned on the toy corpus",
+)
+def bpe_vs_wordpiece() -> Figure:
+    from lecturekit.pretraining import default_data
+    from lecturekit.tokenization import WordPieceTokenizer, count_words, train_hf_wordpiece
+
+    counts = count_words(s for doc in default_data().train for s in doc)
+    alphabet = {c for word in counts for c in word}
+    bpe = BPETokenizer.train(counts, VOCAB_SIZE - 1 - len(alphabet))  # [UNK] + alphabet + merges
+    wordpiece = WordPieceTokenizer(train_hf_wordpiece(counts, VOCAB_SIZE))
+    rows = {}
+    for word in _WORDS:
+        rows[f"{word} · BPE"] = bpe.tokenize(word)
+        rows[f"{word} · WordPiece"] = wordpiece.tokenize(word)
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_segmentations(rows, ax)
+    ax.set_title(f"BPE vs WordPiece: {VOCAB_SIZE} entries each, learned on the toy corpus")
+    fig.tight_layout()
+    return fig

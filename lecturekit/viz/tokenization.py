@@ -1,0 +1,193 @@
+"""Lecture 12 plots and widgets: BPE merges step by step, words cut into coloured pieces.
+
+Public API::
+
+    plot_merge_table(trace, ax=None, words=None, step0=None, word_counts=None)
+    #   the merge loop as a table: step | merge | count | tied with | each word's symbols
+    plot_segmentations(rows, ax=None, unk_token="[UNK]")       # label -> tokens, drawn as boxes
+    bpe_merges_widget(word_counts, words, max_merges=10, **learn_bpe_options)
+    #   slider over the number of merges: the vocabulary so far and how ``words`` are cut
+    tokenizer_widget(tokenizers, text)                          # a text box; a row per tokenizer
+
+Lecture 12; Sennrich et al. 2016 Algorithm 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from lecturekit.bpe import MergeStep, apply_bpe, learn_bpe, split_word
+from lecturekit.viz.plots import _axes
+from lecturekit.viz.style import palette
+from lecturekit.viz.widgets import _ipywidgets, figure_widget
+
+__all__ = ["plot_merge_table", "plot_segmentations", "bpe_merges_widget", "tokenizer_widget"]
+
+_CHAR_WIDTH = 0.62  # box width per character, in the units of one box height
+
+
+def _symbols(tokens: Sequence[str]) -> str:
+    return " ".join(tokens)
+
+
+def plot_merge_table(
+    trace: Sequence[MergeStep],
+    ax: Axes | None = None,
+    words: Sequence[str] | None = None,
+    step0: Mapping[str, Sequence[str]] | None = None,
+    word_counts: Mapping[str, int] | None = None,
+) -> Axes:
+    """The merge loop as a table: one row per step with the merged pair, its count, the pairs
+    it tied with, and each word's symbols after the merge (``words``: which columns, by default
+    all). ``step0``: the initial segmentation, shown as row 0; ``word_counts``: shown in the
+    column headers ("low ×5").
+
+    Lecture 12; Sennrich et al. 2016 Algorithm 1.
+    """
+    if not trace:
+        raise ValueError("trace is empty: learn at least one merge")
+    words = list(words if words is not None else trace[0].segmentation)
+    unknown = [w for w in words if w not in trace[0].segmentation]
+    if unknown:
+        raise ValueError(f"words {unknown} are not in the trace's segmentation")
+    counts = word_counts or {}
+    header = ["step", "merge", "count", "tied with",
+              *(f"{w} ×{counts[w]}" if w in counts else w for w in words)]  # fmt: skip
+    rows = []
+    if step0 is not None:
+        rows.append(["0", "", "", "", *(_symbols(step0[w]) for w in words)])
+    for s in trace:
+        others = ", ".join(f"{a} {b}" for a, b in s.tied if (a, b) != s.pair)
+        rows.append(
+            [str(s.step), f"{s.pair[0]} + {s.pair[1]} → {s.merged}", str(s.count), others or "–",
+             *(_symbols(s.segmentation[w]) for w in words)]
+        )  # fmt: skip
+    ax = _axes(ax, (2.2 + 1.4 * len(header), 0.4 * (len(rows) + 1)))
+    table = ax.table(cellText=rows, colLabels=header, loc="upper left", cellLoc="left",
+                     colLoc="left", edges="open")  # fmt: skip
+    table.auto_set_font_size(False)
+    table.auto_set_column_width(list(range(len(header))))
+    for (i, j), cell in table.get_celld().items():
+        cell.set_height(1 / (len(rows) + 1))
+        cell.set_facecolor("none")
+        cell.get_text().set_fontsize(0.9 * plt.rcParams["font.size"])
+        if i == 0:
+            cell.visible_edges = "B"
+            cell.set_edgecolor(palette()[0])
+        if i == 0 or j == 1:
+            cell.get_text().set_fontweight("bold")
+    ax.axis("off")
+    return ax
+
+
+def plot_segmentations(
+    rows: Mapping[str, Sequence[str]],
+    ax: Axes | None = None,
+    unk_token: str = "[UNK]",
+) -> Axes:
+    """Each row: a label, then its tokens as boxes (alternating colours, ``unk_token`` in
+    orange-red), box width growing with the token's length.
+
+    Lecture 12.
+    """
+    if not rows:
+        raise ValueError("rows is empty")
+    colors = palette()
+    width = lambda token: max(len(token), 1) * _CHAR_WIDTH + 0.5  # noqa: E731
+    longest = max(sum(width(t) + 0.15 for t in tokens) for tokens in rows.values())
+    ax = _axes(ax, (max(5.0, 0.5 * longest + 2.5), 0.55 * len(rows) + 0.4))
+    for i, tokens in enumerate(rows.values()):
+        y, x = -i, 0.0
+        for k, token in enumerate(tokens):
+            w = width(token)
+            color = colors[5] if token == unk_token else colors[0] if k % 2 == 0 else colors[2]
+            ax.add_patch(
+                FancyBboxPatch((x, y - 0.34), w, 0.68, boxstyle="round,pad=0.02", fc=color,
+                               ec=color, alpha=0.3, lw=1.2)
+            )  # fmt: skip
+            ax.text(x + w / 2, y, token, ha="center", va="center", family="monospace")
+            x += w + 0.15
+    ax.set_xlim(-0.2, max(longest, 20.0) + 0.2)
+    ax.set_ylim(-len(rows) + 0.4, 0.6)
+    ax.set_yticks([-i for i in range(len(rows))], list(rows), fontsize="medium")
+    ax.tick_params(axis="y", length=0)
+    ax.set_xticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    return ax
+
+
+def bpe_merges_widget(
+    word_counts: Mapping[str, int],
+    words: Sequence[str],
+    max_merges: int = 10,
+    **options,
+):
+    """A slider over the number of merges (0..max_merges): the merge just made, the vocabulary
+    so far, and how ``words`` (seen or new) are cut. ``options`` go to ``learn_bpe``.
+
+    Lecture 12; Sennrich et al. 2016 Algorithm 1.
+    """
+    w = _ipywidgets()
+    merges, trace = learn_bpe(word_counts, max_merges, **options)
+    split = {k: v for k, v in options.items() if k in ("end_of_word", "prefix")}
+    alphabet = sorted({s for word in word_counts for s in split_word(word, **split)})
+
+    def render(merges_done: int) -> Figure:
+        fig = Figure(figsize=(10, 0.5 * len(words) + 1.9))
+        top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 0.5 * len(words)])
+        made = [s.merged for s in trace[:merges_done]]
+        last = trace[merges_done - 1] if merges_done else None
+        title = (
+            f"merge {merges_done}: {last.pair[0]} + {last.pair[1]} → {last.merged} "
+            f"(count {last.count})"
+            if last
+            else "no merges yet: characters only"
+        )
+        vocab = " ".join(alphabet) + ("  |  " + " ".join(made) if made else "")
+        top.text(0, 0.75, title, fontweight="bold", va="center")
+        top.text(0, 0.2, f"vocabulary ({len(alphabet) + len(made)}): {vocab}", va="center",
+                 wrap=True)  # fmt: skip
+        top.axis("off")
+        rows = {
+            f"{word} ×{word_counts[word]}" if word in word_counts else f"{word} (new)": apply_bpe(
+                word, merges[:merges_done], **split
+            )
+            for word in words
+        }
+        plot_segmentations(rows, bottom)
+        fig.subplots_adjust(left=0.16, right=0.98, top=0.97, bottom=0.03, hspace=0.1)
+        return fig
+
+    slider = w.IntSlider(value=min(3, len(merges)), min=0, max=len(merges), description="merges")
+    return figure_widget(render, {"merges_done": slider})
+
+
+def tokenizer_widget(tokenizers: Mapping[str, Callable[[str], list[str]]], text: str):
+    """A text box; below it, the text as each tokenizer cuts it (one row per tokenizer, with the
+    number of tokens). ``tokenizers``: name -> function text -> tokens.
+
+    Lecture 12.
+    """
+    w = _ipywidgets()
+    if not tokenizers:
+        raise ValueError("tokenizers is empty")
+
+    def render(text: str) -> Figure:
+        rows = {}
+        for name, tokenize in tokenizers.items():
+            tokens = tokenize(text) if text.strip() else []
+            rows[f"{name} ({len(tokens)})"] = tokens
+        fig = Figure(figsize=(10, 0.6 * len(rows) + 0.5))
+        plot_segmentations(rows, fig.add_subplot())
+        fig.tight_layout()
+        return fig
+
+    box = w.Text(value=text, description="text", continuous_update=False,
+                 layout={"width": "460px"})  # fmt: skip
+    return figure_widget(render, {"text": box})
