@@ -1,12 +1,16 @@
 # make lab   -> set up .venv on first use, then open JupyterLab on notebooks/
 # make test  -> set up .venv on first use, then run unit tests + every notebook under nbval
+#   (also the real-browser tests, marker browser, and the Binder build, marker binder; skip
+#    them with: make test PYTEST_ARGS="-m 'not browser and not binder'")
 # make figures -> every slide figure into figures-out/ (FIGURES_ARGS="--theme dark --format svg")
-# Set-up is redone only when requirements.txt or pyproject.toml change.
+# Set-up is redone only when requirements.txt or pyproject.toml change (requirements-test.txt, for
+# make test only, when it changes).
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lecturekit-installed
+TEST_STAMP := $(VENV)/.lecturekit-test-installed
 PYTEST_ARGS ?=
 FIGURES_ARGS ?= --format png,svg,pdf
 LAB_ARGS ?=
@@ -27,10 +31,14 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
+$(TEST_STAMP): requirements-test.txt $(STAMP)
+	$(BIN)/python -m pip install -r requirements-test.txt
+	touch $(TEST_STAMP)
+
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks $(PYTEST_ARGS)
 

@@ -2,6 +2,20 @@
 
 Modules: attention, masking, positional, transformer; examples (Thinking Machines, lecture 03),
 heads_demo (heads that specialise, lecture 04); viz (style, plots, widgets).
+
+Importing lecturekit makes Hugging Face libraries work offline (the notebooks load only what
+ships in data/ or what they build themselves): HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE and
+HF_DATASETS_OFFLINE default to 1 and HF_HUB_DISABLE_TELEMETRY to 1, unless already set (set
+HF_HUB_OFFLINE=0 before importing to download models). Import lecturekit before transformers:
+huggingface_hub reads these when it is first imported. tqdm and matplotlib make no network
+requests, so they need no flag.
 """
+
+import os as _os
+
+for _flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE",
+              "HF_HUB_DISABLE_TELEMETRY"):  # fmt: skip
+    _os.environ.setdefault(_flag, "1")
+del _flag
 
 __version__ = "0.1.0"

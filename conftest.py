@@ -1,0 +1,107 @@
+"""Shared test set-up for every pytest run in this repository (tests/ and nbval's notebooks, also
+when run alone): a non-interactive matplotlib backend, every figure closed after each test
+(figures are made by plot functions under test), and the offline guard.
+
+Offline guard (tests/offline/lk_offline_guard.py): from here on this process, and every Python
+process it starts (nbval's kernels, JupyterLab and its kernels; through tests/offline/
+sitecustomize.py and LECTUREKIT_OFFLINE=1), may reach loopback and Unix sockets only. A blocked
+attempt raises where it happens and is logged; after every test phase the log is read, and a
+test during which anything was blocked fails, naming the destination and the calling code
+(even if the caller caught the error). Only install steps get the network, through the
+``online_env`` fixture, and only in tests marked ``network``.
+"""
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "offline"))
+import lk_offline_guard as guard
+
+if not os.environ.get(guard.ENV_LOG):
+    os.environ[guard.ENV_LOG] = os.path.join(
+        tempfile.mkdtemp(prefix="lecturekit-offline-"), "blocked.jsonl"
+    )
+os.environ.update(guard.child_env())  # LECTUREKIT_OFFLINE=1, tests/offline on PYTHONPATH
+for _flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE",
+              "HF_HUB_DISABLE_TELEMETRY"):  # fmt: skip
+    os.environ.setdefault(_flag, "1")
+guard.install()
+
+_log = {"offset": guard.read_log(os.environ[guard.ENV_LOG])[1], "all": []}
+
+
+def _take_blocked() -> list[dict]:
+    records, _log["offset"] = guard.read_log(os.environ[guard.ENV_LOG], _log["offset"])
+    return records
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+class _OfflineLog:
+    """For the guard's own tests: ``take()`` returns (and consumes) the attempts blocked so far
+    in this test, so that the expected ones do not fail it."""
+
+    def take(self) -> list[dict]:
+        return _take_blocked()
+
+
+@pytest.fixture
+def offline_log() -> _OfflineLog:
+    _take_blocked()
+    return _OfflineLog()
+
+
+@pytest.fixture(scope="session")
+def online_env(request) -> dict[str, str]:
+    """Environment for an install subprocess (pip, npm) with the guard off. Allowed only to
+    tests marked ``network``."""
+    wanting = [
+        item.nodeid
+        for item in request.session.items
+        if "online_env" in getattr(item, "fixturenames", ())
+        and item.get_closest_marker("network") is None
+    ]
+    if wanting:
+        pytest.fail(f"tests using the network must be marked network: {wanting}")
+    return guard.child_env(online=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    blocked = _take_blocked()
+    if blocked:
+        _log["all"].extend(blocked)
+        text = "offline guard: network access during this test\n" + guard.describe(blocked)
+        report.sections.append(("offline guard", text))
+        if not report.failed:
+            report.outcome = "failed"
+            report.longrepr = text
+    return report
+
+
+def pytest_sessionfinish(session, exitstatus):
+    late = _take_blocked()  # e.g. a server process between tests
+    if late:
+        _log["all"].extend(late)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    blocked = _log["all"]
+    terminalreporter.write_sep("-", f"offline guard: {len(blocked)} network attempt(s) blocked")
+    if blocked:
+        terminalreporter.write_line(guard.describe(blocked))
