@@ -7,16 +7,22 @@ Public API::
                          norm_first=False, layer_norm_eps=1e-5)
     out, weights = layer(x, mask=None)          # x (B, T, D); weights (B, H, T, T)
     layer.load_from_torch(torch_layer)          # copy a torch.nn.TransformerEncoderLayer
-    encoder = Encoder(num_layers, d_model, num_heads, d_ff, ...)
+    encoder = Encoder(num_layers, d_model, num_heads, d_ff, final_norm=None, ...)
     out, all_weights = encoder(x, mask=None)    # all_weights: list of (B, H, T, T), one per layer
+
+    # The decoder and the full encoder-decoder (lecture 10) live in lecturekit.transformer_decoder
+    # and lecturekit.encoder_decoder; they are importable from here too:
+    from lecturekit.transformer import DecoderLayer, Decoder, Transformer, TransformerConfig
 
 Post-norm (the paper, ``norm_first=False``): h = LayerNorm(x + Sublayer(x)).
 Pre-norm (``norm_first=True``): h = x + Sublayer(LayerNorm(x)).
 
-Lectures 04 and 06; Vaswani et al. 2017 sections 3.1 and 3.3.
+Lectures 04, 06 and 10; Vaswani et al. 2017 sections 3.1 and 3.3.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
@@ -25,7 +31,30 @@ from torch import nn
 from lecturekit._checks import check_positive_int
 from lecturekit.attention import MultiHeadAttention
 
-__all__ = ["PositionwiseFeedForward", "EncoderLayer", "Encoder"]
+if TYPE_CHECKING:  # for type checkers and linters; at run time see __getattr__ below
+    from lecturekit.encoder_decoder import AttentionWeights, Transformer, TransformerConfig
+    from lecturekit.transformer_decoder import Decoder, DecoderLayer
+
+__all__ = [
+    "PositionwiseFeedForward",
+    "EncoderLayer",
+    "Encoder",
+    "DecoderLayer",
+    "Decoder",
+    "TransformerConfig",
+    "Transformer",
+    "AttentionWeights",
+]
+
+# Re-exported lazily (PEP 562 module __getattr__, at the end of this file): those modules
+# import this one, so importing them here at the top would be an import cycle.
+_LAZY = {
+    "DecoderLayer": "lecturekit.transformer_decoder",
+    "Decoder": "lecturekit.transformer_decoder",
+    "TransformerConfig": "lecturekit.encoder_decoder",
+    "Transformer": "lecturekit.encoder_decoder",
+    "AttentionWeights": "lecturekit.encoder_decoder",
+}
 
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 
@@ -131,19 +160,34 @@ class EncoderLayer(nn.Module):
 
 
 class Encoder(nn.Module):
-    """A stack of ``num_layers`` EncoderLayers (with a final LayerNorm when pre-norm).
+    """A stack of ``num_layers`` EncoderLayers, then optionally a final LayerNorm.
+
+    ``final_norm=None`` (the default) adds the final LayerNorm exactly when the layers are
+    pre-norm (``norm_first=True``); True/False force it on/off (``torch.nn.Transformer`` always
+    has one, also after post-norm layers).
 
     Lecture 06; Vaswani et al. 2017 section 3.1.
     """
 
-    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, **layer_kwargs):
+    def __init__(
+        self,
+        num_layers: int,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        *,
+        final_norm: bool | None = None,
+        **layer_kwargs,
+    ):
         super().__init__()
         check_positive_int("num_layers", num_layers)
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
         )
         eps = layer_kwargs.get("layer_norm_eps", 1e-5)
-        self.final_norm = nn.LayerNorm(d_model, eps=eps) if layer_kwargs.get("norm_first") else None
+        if final_norm is None:
+            final_norm = bool(layer_kwargs.get("norm_first"))
+        self.final_norm = nn.LayerNorm(d_model, eps=eps) if final_norm else None
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
@@ -156,3 +200,12 @@ class Encoder(nn.Module):
         if self.final_norm is not None:
             x = self.final_norm(x)
         return x, all_weights
+
+
+def __getattr__(name: str):
+    """The lecture 10 classes, imported on first use (see ``_LAZY``)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lectureki
 
 from lecturekit.figures import (  # noqa: F401  (importing registers the figures)
     lecture_09,
+    lecture_10,
     lecture_11,
     lecture_12,
     lectures_01_04,

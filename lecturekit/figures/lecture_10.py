@@ -1,0 +1,109 @@
+"""Slide figures of lecture 10, the full Transformer translating (registered on import).
+
+    10  transformer_architecture, transformer_vs_rnn_by_length, transformer_cross_attention
+
+From the shipped checkpoints only (data/transformer_nmt.safetensors and the RNN
+seq2seq_dot.safetensors); nothing trains here.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.figures.registry import register
+from lecturekit.viz.transformer import plot_alignment, plot_architecture, plot_length_accuracy
+
+ALIGNMENT_SENTENCE = 306  # notebook 01's 23-word test sentence with four mirrored adjective pairs
+_MIN_FONT = 11.0
+
+
+def _at_least(fig: Figure, size: float = _MIN_FONT) -> Figure:
+    """Raise every text of ``fig`` smaller than ``size`` points to ``size``."""
+    for text in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "set_fontsize")):
+        if text.get_fontsize() < size:
+            text.set_fontsize(size)
+    return fig
+
+
+@cache
+def _models():
+    from lecturekit.nmt import default_data, load_translation_model
+    from lecturekit.transformer_nmt import load_transformer
+
+    return default_data(), load_transformer(), load_translation_model("dot")
+
+
+@cache
+def _by_length():
+    from lecturekit.measurements import exact_match_by_length
+
+    data, transformer, rnn = _models()
+    return {
+        "Transformer": exact_match_by_length(transformer, data.test, data),
+        "RNN + attention (dot)": exact_match_by_length(rnn, data.test, data),
+    }
+
+
+@register(
+    "transformer_architecture",
+    lecture="10",
+    description="the encoder-decoder Transformer as boxes: embeddings + PE, N x layers, generator",
+)
+def transformer_architecture() -> Figure:
+    fig = Figure(figsize=(10.0, 7.5))
+    plot_architecture(num_layers=2, ax=fig.add_subplot())
+    fig.tight_layout()
+    return _at_least(fig)
+
+
+@register(
+    "transformer_vs_rnn_by_length",
+    lecture="10",
+    description="exact match vs source length: the shipped Transformer vs the RNN + dot attention",
+)
+def transformer_vs_rnn_by_length() -> Figure:
+    """Notebook 10 section 6: both shipped models on the 1,000 test sentences, greedy.
+
+    Lecture 10.
+    """
+    data = _models()[0]
+    results = _by_length()
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_length_accuracy(results, ax, title=f"{len(data.test):,} test sentences, greedy decoding")
+    ax.set_ylim(0.6, 1.02)
+    ax.set_xlabel("source sentence length in words (number of test sentences)")
+    ax.legend(loc="lower left")
+    fig.tight_layout()
+    return _at_least(fig)
+
+
+@register(
+    "transformer_cross_attention",
+    lecture="10",
+    description="decoder cross-attention (last layer, mean of heads) on a test sentence vs the "
+    "true alignment",
+)
+def transformer_cross_attention() -> Figure:
+    """Notebook 10 section 7: teacher-forced cross-attention of the shipped Transformer.
+
+    Lecture 10.
+    """
+    from lecturekit.datasets.translation import collate
+
+    data, transformer, _ = _models()
+    pair = data.test[ALIGNMENT_SENTENCE]
+    batch = collate([pair], data.src_vocab, data.tgt_vocab)
+    with torch.no_grad():
+        _, weights = transformer(batch.src, batch.tgt_in)
+    n = len(pair.tgt)
+    cross = weights.cross[-1][0].mean(0)[:n]  # (H, T, S) -> (T, S) -> the n target words
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_alignment(cross, pair.src, pair.tgt, pair.align, ax,
+                   title="Transformer cross-attention (last layer, mean of heads)")  # fmt: skip
+    fig.tight_layout()
+    return _at_least(fig)

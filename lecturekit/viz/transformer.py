@@ -1,0 +1,239 @@
+"""Lecture 10 plots and widget: the encoder-decoder diagram, cross-attention against the true
+alignment, exact match by length, and a widget over every attention map of a translation.
+
+Public API::
+
+    plot_architecture(num_layers=2, ax=None)                  # Vaswani et al. Figure 1, in boxes
+    plot_alignment(weights, src_words, tgt_words, align=None, ax=None, title=None)
+    #   weights (T, S): rows = target words, columns = source words; true alignment boxed
+    plot_length_accuracy(results, ax=None, title=None)         # {name: LengthAccuracy}
+    translation_attention_widget(examples, num_layers, num_heads)
+    #   examples: {label: (src_words, tgt_words, align, AttentionWeights of one sentence)}
+    #   pick sentence, attention (encoder self / decoder self / cross), layer, head or mean
+
+Lecture 10; Vaswani et al. 2017 Figure 1 and Figures 3-5 (attention visualisations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from lecturekit.viz.plots import _axes, plot_attention, plot_lines
+from lecturekit.viz.style import palette
+from lecturekit.viz.widgets import _ipywidgets, figure_widget
+
+__all__ = [
+    "plot_architecture",
+    "plot_alignment",
+    "plot_length_accuracy",
+    "translation_attention_widget",
+    "ATTENTION_KINDS",
+]
+
+_ACCENT = "#D55E00"  # Okabe-Ito vermillion: readable on viridis, light and dark backgrounds
+ATTENTION_KINDS = {  # widget label -> AttentionWeights field
+    "encoder self-attention": "encoder",
+    "decoder masked self-attention": "decoder_self",
+    "decoder cross-attention": "cross",
+}
+
+
+def _box(ax: Axes, x: float, y: float, w: float, h: float, text: str, colour: str) -> None:
+    ax.add_patch(
+        FancyBboxPatch(
+            (x, y),
+            w,
+            h,
+            boxstyle="round,pad=0.02,rounding_size=0.12",
+            fc=colour,
+            ec=plt.rcParams["text.color"],
+            lw=1.0,
+            alpha=0.9,
+        )
+    )
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize="small",
+            color="black")  # fmt: skip
+
+
+def _arrow(ax: Axes, start: tuple[float, float], end: tuple[float, float], **kw) -> None:
+    style = {"arrowstyle": "-|>", "color": plt.rcParams["text.color"], "lw": 1.2, **kw}
+    ax.annotate("", xy=end, xytext=start, arrowprops=style)
+
+
+def plot_architecture(num_layers: int = 2, ax: Axes | None = None) -> Axes:
+    """The encoder-decoder as boxes and arrows (the paper's Figure 1, with our N).
+
+    Lecture 10; Vaswani et al. 2017 Figure 1.
+    """
+    ax = _axes(ax, figsize=(8, 7))
+    blue, orange, green, pink, sky = (palette()[i] for i in (0, 1, 2, 3, 4))
+    attn, norm, ffn, emb = sky, "#F0E442", pink, orange
+    w, h, gap = 3.2, 0.55, 0.25
+    columns = {  # x, sublayers from bottom to top
+        "enc": (0.0, [("multi-head self-attention", attn), ("Add & Norm", norm),
+                      ("feed-forward", ffn), ("Add & Norm", norm)]),
+        "dec": (4.2, [("masked multi-head\nself-attention", attn), ("Add & Norm", norm),
+                      ("multi-head\ncross-attention", attn), ("Add & Norm", norm),
+                      ("feed-forward", ffn), ("Add & Norm", norm)]),
+    }  # fmt: skip
+    tops = {}
+    for key, (x, sublayers) in columns.items():
+        inputs = (
+            "source tokens x" if key == "enc" else "target tokens, shifted right\n<bos> y1 y2 ..."
+        )
+        ax.text(x + w / 2, -0.35, inputs, ha="center", va="top", fontsize="small")
+        _box(ax, x, 0.0, w, h, "embedding × √d_model", emb)
+        _box(ax, x, h + gap, w, h, "+ positional encoding", emb)
+        _arrow(ax, (x + w / 2, h), (x + w / 2, h + gap))
+        y0 = 2 * (h + gap) + 0.15
+        stack = FancyBboxPatch((x - 0.2, y0 - 0.15), w + 0.4, len(sublayers) * (h + gap) + 0.1,
+                               boxstyle="round,pad=0.02,rounding_size=0.2", fc="none",
+                               ec=blue, lw=2.0)  # fmt: skip
+        ax.add_patch(stack)
+        ax.text(x - 0.35 if key == "enc" else x + w + 0.35, y0 + len(sublayers) * (h + gap) / 2,
+                f"{num_layers} ×", ha="right" if key == "enc" else "left", va="center",
+                fontsize="large", color=blue)  # fmt: skip
+        _arrow(ax, (x + w / 2, 2 * h + gap), (x + w / 2, y0))
+        for i, (text, colour) in enumerate(sublayers):
+            y = y0 + i * (h + gap)
+            _box(ax, x, y, w, h, text, colour)
+            if i:
+                _arrow(ax, (x + w / 2, y - gap), (x + w / 2, y))
+        tops[key] = (x, y0, y0 + len(sublayers) * (h + gap) - gap)
+    x_enc, _, top_enc = tops["enc"]
+    x_dec, y0_dec, top_dec = tops["dec"]
+    # the encoder's output (memory) goes up, across, and into every cross-attention
+    cross_y = y0_dec + 2 * (h + gap) + h / 2
+    x_mid, y_up = x_enc + w / 2, top_enc + 0.7
+    x_turn = (x_enc + w + x_dec) / 2
+    ax.plot([x_mid, x_mid, x_turn, x_turn], [top_enc + 0.05, y_up, y_up, cross_y],
+            color=_ACCENT, lw=2.0)  # fmt: skip
+    _arrow(ax, (x_turn, cross_y), (x_dec, cross_y), color=_ACCENT, lw=2.0)
+    ax.text(x_mid, y_up + 0.12, "encoder output (memory):\nkeys and values of the\ncross-attention",
+            color=_ACCENT, fontsize="small", ha="center", va="bottom")  # fmt: skip
+    y = top_dec + gap + 0.15
+    for i, text in enumerate(("linear: d_model → V", "softmax")):
+        _box(ax, x_dec, y + i * (h + gap), w, h, text, green)
+        _arrow(ax, (x_dec + w / 2, y + i * (h + gap) - gap - (0.15 if i == 0 else 0)),
+               (x_dec + w / 2, y + i * (h + gap)))  # fmt: skip
+    ax.text(x_dec + w / 2, y + 2 * (h + gap) - 0.1, "P(y_t | y_<t, x)", ha="center",
+            va="bottom", fontsize="small")  # fmt: skip
+    ax.text(x_enc + w / 2, -1.25, "encoder", ha="center", va="top", fontsize="large")
+    ax.text(x_dec + w / 2, -1.25, "decoder", ha="center", va="top", fontsize="large")
+    ax.set(xlim=(-0.9, x_dec + w + 0.9), ylim=(-1.8, y + 2 * (h + gap) + 0.4), aspect="equal")
+    ax.axis("off")
+    return ax
+
+
+def plot_alignment(
+    weights: torch.Tensor | np.ndarray,
+    src_words: Sequence[str],
+    tgt_words: Sequence[str],
+    align: Sequence[int] | None = None,
+    ax: Axes | None = None,
+    *,
+    title: str | None = None,
+    colorbar: bool = True,
+) -> Axes:
+    """Attention of target words (rows) over source words (columns), the true alignment (the
+    source word each target word translates) boxed.
+
+    Lecture 10 (and 01); Bahdanau et al. 2015 Figure 3.
+    """
+    ax = plot_attention(weights, list(tgt_words), list(src_words), ax, annotate=False,
+                        colorbar=colorbar)  # fmt: skip
+    ax.set_title(title)
+    if align is not None:
+        if len(align) != len(tgt_words):
+            raise ValueError(f"align has {len(align)} entries for {len(tgt_words)} target words")
+        ax.scatter(list(align), range(len(align)), marker="s", s=60, facecolors="none",
+                   edgecolors=_ACCENT, linewidths=1.5, label="true alignment")  # fmt: skip
+        ax.legend(loc="lower left", frameon=True)  # below the diagonal: no weights there
+    ax.set_xticks(range(len(src_words)), list(src_words), rotation=90, ha="center")
+    ax.set(xlabel="source word (attended to)", ylabel="target word (produced)")
+    return ax
+
+
+def plot_length_accuracy(
+    results: Mapping[str, object], ax: Axes | None = None, *, title: str | None = None
+) -> Axes:
+    """Exact match per source-length bin, one line per model ({name: LengthAccuracy}, from
+    ``lecturekit.measurements.exact_match_by_length``; all with the same bins).
+
+    Lecture 10 (and 01).
+    """
+    if not results:
+        raise ValueError("results is empty: expected {model name: LengthAccuracy}")
+    labels = next(iter(results.values())).labels
+    for name, r in results.items():
+        if r.labels != labels:
+            raise ValueError(f"results[{name!r}] has bins {r.labels}, expected {labels}")
+    counts = next(iter(results.values())).counts
+    ax = plot_lines(np.arange(len(labels)), {k: np.array(r.exact_match) for k, r in
+                                              results.items()}, _axes(ax), marker="o",
+                    xlabel="source sentence length (words)",
+                    ylabel="exact match (whole sentence)", title=title)  # fmt: skip
+    ax.set_xticks(range(len(labels)), [f"{lab}\n({n})" for lab, n in zip(labels, counts,
+                                                                         strict=True)])  # fmt: skip
+    ax.grid(True, alpha=0.5)
+    return ax
+
+
+def translation_attention_widget(examples: Mapping[str, tuple], num_layers: int, num_heads: int):
+    """Pick a sentence, an attention (encoder self / decoder masked self / cross), a layer and
+    a head (or the mean over heads); the map redraws. Cross-attention shows the true alignment.
+
+    Args:
+        examples: label -> (src_words, tgt_words, align, weights) where weights is the
+            ``AttentionWeights`` of a teacher-forced pass over that one sentence (batch 1,
+            no padding; the decoder's rows are <bos> y_1 .. y_n, predicting y_1 .. <eos>).
+
+    Lecture 10.
+    """
+    w = _ipywidgets()
+    if not examples:
+        raise ValueError("examples is empty")
+
+    def render(sentence: str, kind: str, layer: int, head: str) -> Figure:
+        src, tgt, align, weights = examples[sentence]
+        maps = getattr(weights, ATTENTION_KINDS[kind])[layer - 1][0]  # (H, Tq, Tk)
+        m = maps.mean(0) if head == "mean" else maps[int(head) - 1]
+        tgt_in = ["<bos>", *tgt]  # decoder positions: the word read -> the word produced
+        rows = {"encoder": list(src), "decoder_self": tgt_in}
+        cols = {"encoder": list(src), "decoder_self": tgt_in}
+        key = ATTENTION_KINDS[kind]
+        fig = Figure(figsize=(7.5, 6.6))
+        ax = fig.add_subplot()
+        title = f"{kind}, layer {layer}, {'mean of heads' if head == 'mean' else 'head ' + head}"
+        if key == "cross":  # the rows that produce the target words (not the final <eos>)
+            plot_alignment(m[: len(tgt)], src, tgt, align, ax, title=title)
+        else:
+            plot_attention(m, rows[key], cols[key], ax, annotate=False, colorbar=True,
+                           title=title)  # fmt: skip
+            ax.set_xticks(range(len(cols[key])), cols[key], rotation=90, ha="center")
+        ax.tick_params(labelsize=8)
+        fig.tight_layout()
+        return fig
+
+    controls = {
+        "sentence": w.Dropdown(options=list(examples), description="sentence"),
+        "kind": w.Dropdown(
+            options=list(ATTENTION_KINDS), value="decoder cross-attention", description="attention"
+        ),
+        "layer": w.Dropdown(
+            options=list(range(1, num_layers + 1)), value=num_layers, description="layer"
+        ),
+        "head": w.Dropdown(
+            options=["mean", *(str(h) for h in range(1, num_heads + 1))],
+            value="mean",
+            description="head",
+        ),
+    }
+    return figure_widget(render, controls)
