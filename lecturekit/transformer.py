@@ -78,6 +78,34 @@ class PositionwiseFeedForward(nn.Module):
         return self.linear2(self.dropout(_ACTIVATIONS[self.activation](self.linear1(x))))
 
 
+def _check_torch_layer(torch_layer: object, expected: type, norm_first: bool) -> None:
+    """The layer to copy from must be a torch ``expected`` with the same norm placement."""
+    if not isinstance(torch_layer, expected):
+        raise ValueError(
+            f"torch_layer must be a torch.nn.{expected.__name__}, got {type(torch_layer).__name__}"
+        )
+    if torch_layer.norm_first != norm_first:
+        raise ValueError(
+            f"torch_layer has norm_first={torch_layer.norm_first}, this layer {norm_first}"
+        )
+
+
+def _check_shapes(pairs: list[tuple[nn.Module, nn.Module]]) -> None:
+    for mine, theirs in pairs:
+        if mine.weight.shape != theirs.weight.shape:
+            raise ValueError(
+                f"shape mismatch: {tuple(mine.weight.shape)} vs {tuple(theirs.weight.shape)}"
+            )
+
+
+def _copy_linear_and_norms(pairs: list[tuple[nn.Module, nn.Module]]) -> None:
+    """Copy weight and bias of each (ours, torch's) Linear or LayerNorm, shapes checked first."""
+    _check_shapes(pairs)
+    for mine, theirs in pairs:
+        mine.weight.copy_(theirs.weight)
+        mine.bias.copy_(theirs.bias)
+
+
 class EncoderLayer(nn.Module):
     """Self-attention and feed-forward, each wrapped in a residual connection and LayerNorm.
 
@@ -132,30 +160,16 @@ class EncoderLayer(nn.Module):
     @torch.no_grad()
     def load_from_torch(self, torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
         """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` of the same sizes."""
-        if not isinstance(torch_layer, nn.TransformerEncoderLayer):
-            raise ValueError(
-                "torch_layer must be a torch.nn.TransformerEncoderLayer, got "
-                f"{type(torch_layer).__name__}"
-            )
-        if torch_layer.norm_first != self.norm_first:
-            raise ValueError(
-                f"torch_layer has norm_first={torch_layer.norm_first}, this layer {self.norm_first}"
-            )
+        _check_torch_layer(torch_layer, nn.TransformerEncoderLayer, self.norm_first)
         pairs = [
             (self.ffn.linear1, torch_layer.linear1),
             (self.ffn.linear2, torch_layer.linear2),
             (self.norm1, torch_layer.norm1),
             (self.norm2, torch_layer.norm2),
         ]
-        for mine, theirs in pairs:
-            if mine.weight.shape != theirs.weight.shape:
-                raise ValueError(
-                    f"shape mismatch: {tuple(mine.weight.shape)} vs {tuple(theirs.weight.shape)}"
-                )
+        _check_shapes(pairs)  # before anything is copied
         self.self_attn.load_from_torch(torch_layer.self_attn)
-        for mine, theirs in pairs:
-            mine.weight.copy_(theirs.weight)
-            mine.bias.copy_(theirs.bias)
+        _copy_linear_and_norms(pairs)
         return self
 
 

@@ -32,7 +32,12 @@ from torch import nn
 
 from lecturekit._checks import check_positive_int
 from lecturekit.attention import MultiHeadAttention
-from lecturekit.transformer import PositionwiseFeedForward
+from lecturekit.transformer import (
+    PositionwiseFeedForward,
+    _check_shapes,
+    _check_torch_layer,
+    _copy_linear_and_norms,
+)
 
 __all__ = ["DecoderLayer", "Decoder"]
 
@@ -41,17 +46,6 @@ def _check_states(name: str, x: object, d_model: int) -> None:
     if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != d_model:
         shape = tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
         raise ValueError(f"{name} must be (B, T, d_model={d_model}), got {shape}")
-
-
-def _copy_linear_and_norms(pairs: list[tuple[nn.Module, nn.Module]]) -> None:
-    for mine, theirs in pairs:
-        if mine.weight.shape != theirs.weight.shape:
-            raise ValueError(
-                f"shape mismatch: {tuple(mine.weight.shape)} vs {tuple(theirs.weight.shape)}"
-            )
-    for mine, theirs in pairs:
-        mine.weight.copy_(theirs.weight)
-        mine.bias.copy_(theirs.bias)
 
 
 class DecoderLayer(nn.Module):
@@ -140,15 +134,7 @@ class DecoderLayer(nn.Module):
 
         torch names the cross-attention ``multihead_attn``; everything else maps one to one.
         """
-        if not isinstance(torch_layer, nn.TransformerDecoderLayer):
-            raise ValueError(
-                "torch_layer must be a torch.nn.TransformerDecoderLayer, got "
-                f"{type(torch_layer).__name__}"
-            )
-        if torch_layer.norm_first != self.norm_first:
-            raise ValueError(
-                f"torch_layer has norm_first={torch_layer.norm_first}, this layer {self.norm_first}"
-            )
+        _check_torch_layer(torch_layer, nn.TransformerDecoderLayer, self.norm_first)
         pairs = [
             (self.ffn.linear1, torch_layer.linear1),
             (self.ffn.linear2, torch_layer.linear2),
@@ -156,10 +142,10 @@ class DecoderLayer(nn.Module):
             (self.norm2, torch_layer.norm2),
             (self.norm3, torch_layer.norm3),
         ]
-        _copy_linear_and_norms(pairs[:2])  # checks the FFN sizes before anything is copied
+        _check_shapes(pairs)  # before anything is copied
         self.self_attn.load_from_torch(torch_layer.self_attn)
         self.cross_attn.load_from_torch(torch_layer.multihead_attn)
-        _copy_linear_and_norms(pairs[2:])
+        _copy_linear_and_norms(pairs)
         return self
 
 
