@@ -106,6 +106,14 @@ def _copy_linear_and_norms(pairs: list[tuple[nn.Module, nn.Module]]) -> None:
         mine.bias.copy_(theirs.bias)
 
 
+def _final_norm(d_model: int, final_norm: bool | None, layer_kwargs: dict) -> nn.LayerNorm | None:
+    """The LayerNorm after a stack: by default exactly when its layers are pre-norm."""
+    if final_norm is None:
+        final_norm = bool(layer_kwargs.get("norm_first"))
+    eps = layer_kwargs.get("layer_norm_eps", 1e-5)
+    return nn.LayerNorm(d_model, eps=eps) if final_norm else None
+
+
 class EncoderLayer(nn.Module):
     """Self-attention and feed-forward, each wrapped in a residual connection and LayerNorm.
 
@@ -198,10 +206,7 @@ class Encoder(nn.Module):
         self.layers = nn.ModuleList(
             EncoderLayer(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
         )
-        eps = layer_kwargs.get("layer_norm_eps", 1e-5)
-        if final_norm is None:
-            final_norm = bool(layer_kwargs.get("norm_first"))
-        self.final_norm = nn.LayerNorm(d_model, eps=eps) if final_norm else None
+        self.final_norm = _final_norm(d_model, final_norm, layer_kwargs)
 
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None

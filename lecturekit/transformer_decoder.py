@@ -37,6 +37,7 @@ from lecturekit.transformer import (
     _check_shapes,
     _check_torch_layer,
     _copy_linear_and_norms,
+    _final_norm,
 )
 
 __all__ = ["DecoderLayer", "Decoder"]
@@ -173,10 +174,7 @@ class Decoder(nn.Module):
         self.layers = nn.ModuleList(
             DecoderLayer(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
         )
-        if final_norm is None:
-            final_norm = bool(layer_kwargs.get("norm_first"))
-        eps = layer_kwargs.get("layer_norm_eps", 1e-5)
-        self.final_norm = nn.LayerNorm(d_model, eps=eps) if final_norm else None
+        self.final_norm = _final_norm(d_model, final_norm, layer_kwargs)
 
     def forward(
         self,
