@@ -3,7 +3,7 @@
 Public API::
 
     nbytes = peak_memory(fn)          # peak bytes held by the tensors fn() creates (exact)
-    seconds = best_time(fn, repeats=3)
+    seconds = best_time(fn, repeats=3, min_seconds=0.05)
     c = attention_cost(ns, d=64, window=32, chunk_size=64)
     #   exact counts per variant (VARIANTS): c.flops[name], c.peak_bytes[name], one per n
     t = attention_times(ns, d=64, window=32, chunk_size=64, repeats=3)   # {name: seconds}
@@ -104,18 +104,22 @@ def peak_memory(fn: Callable[[], object]) -> int:
     return watcher.peak
 
 
-def best_time(fn: Callable[[], object], repeats: int = 3) -> float:
-    """The fastest of ``repeats`` runs of ``fn()`` in seconds, after one warm-up run.
+def best_time(fn: Callable[[], object], repeats: int = 3, min_seconds: float = 0.05) -> float:
+    """The fastest run of ``fn()`` in seconds, after one warm-up run: at least ``repeats`` runs,
+    and more (up to 100) until ``min_seconds`` have been spent, so that a short operation is
+    timed often enough that a busy machine's hiccups do not decide the minimum.
 
     Lecture 11 (as notebook 04).
     """
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {type(fn).__name__}")
     check_positive_int("repeats", repeats)
+    if not min_seconds >= 0:
+        raise ValueError(f"min_seconds must be >= 0, got {min_seconds}")
     with torch.no_grad():
         fn()
-        times = []
-        for _ in range(repeats):
+        times: list[float] = []
+        while len(times) < repeats or (sum(times) < min_seconds and len(times) < 100):
             start = time.perf_counter()
             fn()
             times.append(time.perf_counter() - start)

@@ -1,6 +1,7 @@
 """Lecture 11: local attention, LSH attention, Transformer-XL memory, cost measurements."""
 
 import math
+import time
 
 import pytest
 import torch
@@ -389,6 +390,14 @@ def test_attention_cost_exact_counts():
 
 def test_best_time_and_bad_lengths():
     assert best_time(lambda: torch.ones(3), repeats=2) >= 0
+    calls = []
+    best_time(lambda: calls.append(1), repeats=2, min_seconds=0.0)
+    assert len(calls) == 1 + 2  # warm-up + repeats
+    calls.clear()
+    best_time(lambda: calls.append(time.sleep(0.002)), repeats=2, min_seconds=0.02)
+    assert 1 + 5 <= len(calls) <= 1 + 100  # keeps timing until 0.02 s are spent
+    with pytest.raises(ValueError, match=r"min_seconds must be >= 0, got -1"):
+        best_time(lambda: None, min_seconds=-1)
     with pytest.raises(ValueError, match=r"every n must be a multiple of chunk_size=64, got n=100"):
         attention_cost([100])
     with pytest.raises(ValueError, match=r"ns must be a non-empty sequence"):
