@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "offline"))
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "support"))  # shared test data
 import lk_offline_guard as guard
 
 if not os.environ.get(guard.ENV_LOG):

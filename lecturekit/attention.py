@@ -10,6 +10,10 @@ Public API::
     out, weights = mha(query, key, value, mask=None)  # batch-first (B, T, D)
     #   weights (B, H, Tq, Tk)
     mha.load_from_torch(torch_mha)                    # copy from torch.nn.MultiheadAttention
+    q = mha.project_queries(query)                    # (B, Tq, D) -> (B, H, Tq, Dh)
+    k, v = mha.project_keys_values(key, value)        # (B, Tk, D) -> (B, H, Tk, Dh) each
+    out, weights = mha.attend(q, k, v, mask)          # forward = these three (a KV cache
+                                                      # keeps k, v: lecturekit.kv_cache)
 
     # Scoring functions: score(query (..., Tq, Dq), keys (..., Tk, Dk)) -> scores (..., Tq, Tk)
     DotScore(), ScaledDotScore(), GeneralScore(query_dim, key_dim),
@@ -33,8 +37,8 @@ import math
 import torch
 from torch import nn
 
-from lecturekit._checks import check_positive_int
 from lecturekit.masking import masked_softmax
+from lecturekit.utils.checks import check_positive_int, check_tensor
 
 __all__ = [
     "scaled_dot_product_attention",
@@ -53,12 +57,8 @@ __all__ = [
 ]
 
 
-def _check_tensor(name: str, x: object, min_ndim: int) -> torch.Tensor:
-    if not isinstance(x, torch.Tensor):
-        raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
-    if x.ndim < min_ndim:
-        raise ValueError(f"{name} must have at least {min_ndim} dims, got shape {tuple(x.shape)}")
-    return x
+def _check_seq(name: str, x: object) -> torch.Tensor:
+    return check_tensor(name, x, min_ndim=2, wanted="(..., T, D)")
 
 
 def _batch_shape(**tensors: torch.Tensor) -> torch.Size:
@@ -95,7 +95,7 @@ def scaled_dot_product_attention(
 
     Lecture 03; Vaswani et al. 2017 eq. 1.
     """
-    _check_tensor("q", q, 2), _check_tensor("k", k, 2), _check_tensor("v", v, 2)
+    _check_seq("q", q), _check_seq("k", k), _check_seq("v", v)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must share the last dim d_k: q {tuple(q.shape)} vs k {tuple(k.shape)}"
@@ -116,6 +116,8 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 
     Lecture 04.
     """
+    check_tensor("x", x, 3, wanted="(B, T, D)")
+    check_positive_int("num_heads", num_heads)
     B, T, D = x.shape
     if D % num_heads:
         raise ValueError(f"d_model={D} is not divisible by num_heads={num_heads}")
@@ -127,6 +129,7 @@ def merge_heads(x: torch.Tensor) -> torch.Tensor:
 
     Lecture 04.
     """
+    check_tensor("x", x, 4, wanted="(B, H, T, Dh)")
     B, H, T, Dh = x.shape
     return x.transpose(1, 2).reshape(B, T, H * Dh)  # (B,H,T,Dh) -> (B,T,H,Dh) -> (B,T,D)
 
@@ -175,7 +178,7 @@ class MultiHeadAttention(nn.Module):
             out (B, Tq, D) and weights (B, H, Tq, Tk).
         """
         for name, x in (("query", query), ("key", key), ("value", value)):
-            _check_tensor(name, x, 0)
+            check_tensor(name, x, wanted=f"(B, T, d_model={self.d_model})")
             if x.ndim != 3 or x.shape[-1] != self.d_model:
                 raise ValueError(
                     f"{name} must be (B, T, d_model={self.d_model}), got {tuple(x.shape)}"
@@ -185,11 +188,55 @@ class MultiHeadAttention(nn.Module):
                 "query, key, value must share the batch size and key/value the length: "
                 f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
             )
+        q = self.project_queries(query)  # (B, Tq, D) -> (B, H, Tq, Dh)
+        k, v = self.project_keys_values(key, value)  # (B, Tk, D) -> (B, H, Tk, Dh) each
+        return self.attend(q, k, v, mask)
+
+    def project_queries(self, query: torch.Tensor) -> torch.Tensor:
+        """The queries Q = query W^Q, split into heads: (B, Tq, D) -> (B, H, Tq, Dh)."""
+        return split_heads(self.w_q(query), self.num_heads)
+
+    def project_keys_values(
+        self, key: torch.Tensor, value: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The keys K = key W^K and values V = value W^V, split into heads.
+
+        Args:
+            key: (B, Tk, D); value: (B, Tk, D).
+
+        Returns:
+            k and v, each (B, H, Tk, Dh). A decoder computes them once per position and caches
+            them (``lecturekit.kv_cache``).
+        """
         H = self.num_heads
-        q = split_heads(self.w_q(query), H)  # (B, Tq, D) -> (B, H, Tq, Dh)
         k = split_heads(self.w_k(key), H)  # (B, Tk, D) -> (B, H, Tk, Dh)
         v = split_heads(self.w_v(value), H)  # (B, Tk, D) -> (B, H, Tk, Dh)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # -> (B, H, Tq, Tk)
+        return k, v
+
+    def attend(
+        self,
+        q: torch.Tensor,
+        k: torch.Tensor,
+        v: torch.Tensor,
+        mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Scaled dot-product attention of every head, then the output projection:
+        concat_h(softmax(q_h k_h^T / sqrt(Dh) + M) v_h) W^O, on queries, keys and values already
+        projected and split into heads (``project_queries``, ``project_keys_values``, or a
+        cache).
+
+        Args:
+            q: (B, H, Tq, Dh); k, v: (B, H, Tk, Dh); mask as in ``forward``.
+
+        Returns:
+            out (B, Tq, D) and weights (B, H, Tq, Tk).
+        """
+        H, Dh = self.num_heads, self.head_dim
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            check_tensor(name, t, wanted=f"(B, H={H}, T, Dh={Dh})")
+            if t.ndim != 4 or t.shape[1] != H or t.shape[-1] != Dh:
+                raise ValueError(f"{name} must be (B, H={H}, T, Dh={Dh}), got {tuple(t.shape)}")
+        scores = q @ k.transpose(-2, -1) / math.sqrt(Dh)  # -> (B, H, Tq, Tk)
         weights = masked_softmax(scores, mask)
         heads = self.dropout(weights) @ v  # (B, H, Tq, Tk) @ (B, H, Tk, Dh) -> (B, H, Tq, Dh)
         return self.w_o(merge_heads(heads)), weights  # (B, H, Tq, Dh) -> (B, Tq, D)
@@ -243,7 +290,7 @@ class Score(nn.Module):
         raise NotImplementedError
 
     def _check(self, query: torch.Tensor, keys: torch.Tensor, same_dim: bool = False) -> None:
-        _check_tensor("query", query, 2), _check_tensor("keys", keys, 2)
+        _check_seq("query", query), _check_seq("keys", keys)
         _batch_shape(query=query, keys=keys)
         if same_dim and query.shape[-1] != keys.shape[-1]:
             raise ValueError(
@@ -259,7 +306,7 @@ class Score(nn.Module):
         mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Returns context (..., Tq, Dv) and weights (..., Tq, Tk)."""
-        _check_tensor("values", values, 2)
+        _check_seq("values", values)
         if values.shape[-2] != keys.shape[-2]:
             raise ValueError(
                 f"keys and values must have the same length Tk: keys {tuple(keys.shape)} vs "

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int
 
 __all__ = [
     "CRITERIA",

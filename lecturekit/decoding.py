@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int
 
 __all__ = ["Hypothesis", "greedy_search", "beam_search", "BeamTrace", "TraceNode", "StepFn"]
 

@@ -6,7 +6,12 @@ whole prefix at every step (what ``Transformer.step_function`` does, simply) rep
 O(T^2) positions for T tokens. Instead, each layer keeps the self-attention keys and values of
 the earlier positions (the "KV cache"), the encoder output's cross-attention keys and values are
 projected once, and every step computes the new position only. The outputs equal those of
-``Decoder.forward`` on the whole prefix (tests/test_transformer_decoder.py).
+``Decoder.forward`` on the whole prefix (tests/test_kv_cache.py).
+
+Everything here is made of the layers' own public pieces: ``MultiHeadAttention``'s
+``project_queries``, ``project_keys_values`` and ``attend``, and ``DecoderLayer.sublayer``
+(Add & Norm), so a step computes exactly what ``DecoderLayer.forward`` computes for that
+position.
 
 Public API::
 
@@ -25,30 +30,19 @@ from __future__ import annotations
 
 import torch
 
-from lecturekit.attention import MultiHeadAttention, merge_heads, split_heads
-from lecturekit.masking import masked_softmax
-from lecturekit.transformer_decoder import Decoder, DecoderLayer
+from lecturekit.attention import MultiHeadAttention
+from lecturekit.layers import Decoder, DecoderLayer
 
 __all__ = ["KV", "project_memory", "layer_step", "decoder_step"]
 
 KV = tuple[torch.Tensor, torch.Tensor]  # keys, values, each (B, H, T, Dh)
 
 
-def _project_kv(mha: MultiHeadAttention, x: torch.Tensor) -> KV:
+def _keys_values(mha: MultiHeadAttention, x: torch.Tensor) -> KV:
     """The keys and values ``mha`` computes from x (B, T, D), each (B, H, T, Dh), contiguous
     (so the matrix products of every later step need no copy)."""
-    k = split_heads(mha.w_k(x), mha.num_heads).contiguous()  # (B, T, D) -> (B, H, T, Dh)
-    return k, split_heads(mha.w_v(x), mha.num_heads).contiguous()
-
-
-def _attend(
-    mha: MultiHeadAttention, query: torch.Tensor, kv: KV, mask: torch.Tensor | None
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """``mha(query, key, value, mask)`` with the keys and values already projected."""
-    k, v = kv
-    q = split_heads(mha.w_q(query), mha.num_heads)  # (B, Tq, D) -> (B, H, Tq, Dh)
-    weights = masked_softmax(q @ k.transpose(-2, -1) / mha.head_dim**0.5, mask)  # (B,H,Tq,Tk)
-    return mha.w_o(merge_heads(weights @ v)), weights  # (B, H, Tq, Dh) -> (B, Tq, D)
+    k, v = mha.project_keys_values(x, x)
+    return k.contiguous(), v.contiguous()
 
 
 def project_memory(decoder: Decoder, memory: torch.Tensor) -> list[KV]:
@@ -56,7 +50,7 @@ def project_memory(decoder: Decoder, memory: torch.Tensor) -> list[KV]:
 
     Lecture 10.
     """
-    return [_project_kv(layer.cross_attn, memory) for layer in decoder.layers]
+    return [_keys_values(layer.cross_attn, memory) for layer in decoder.layers]
 
 
 def layer_step(
@@ -81,24 +75,29 @@ def layer_step(
 
     Lecture 10.
     """
+    if not isinstance(layer, DecoderLayer):
+        raise ValueError(f"layer must be a DecoderLayer, got {type(layer).__name__}")
     if x_t.ndim != 3 or x_t.shape[1] != 1 or x_t.shape[-1] != layer.d_model:
         raise ValueError(f"x_t must be (B, 1, d_model={layer.d_model}), got {tuple(x_t.shape)}")
-    h = layer.norm1(x_t) if layer.norm_first else x_t  # what self-attention reads
-    k, v = _project_kv(layer.self_attn, h)  # (B, 1, D) -> (B, H, 1, Dh) each
-    if cache is not None:
-        k, v = torch.cat([cache[0], k], dim=2), torch.cat([cache[1], v], dim=2)  # -> (B,H,t+1,Dh)
-    attn, _ = _attend(layer.self_attn, h, (k, v), None)
-    if layer.norm_first:
-        x = x_t + attn
-        attn, cross_weights = _attend(layer.cross_attn, layer.norm2(x), memory_kv, memory_mask)
-        x = x + attn
-        x = x + layer.ffn(layer.norm3(x))
-    else:
-        x = layer.norm1(x_t + attn)  # Add & Norm
-        attn, cross_weights = _attend(layer.cross_attn, x, memory_kv, memory_mask)
-        x = layer.norm2(x + attn)
-        x = layer.norm3(x + layer.ffn(x))
-    return x, (k, v), cross_weights
+    kv: list[torch.Tensor] = []
+
+    def self_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        q = layer.self_attn.project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
+        k, v = _keys_values(layer.self_attn, h)  # (B, 1, D) -> (B, H, 1, Dh) each
+        if cache is not None:
+            k = torch.cat([cache[0], k], dim=2)  # (B, H, t, Dh) + (B, H, 1, Dh) -> (B, H, t+1, Dh)
+            v = torch.cat([cache[1], v], dim=2)
+        kv.extend((k, v))
+        return layer.self_attn.attend(q, k, v)
+
+    def cross_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        q = layer.cross_attn.project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
+        return layer.cross_attn.attend(q, *memory_kv, memory_mask)
+
+    x, _ = layer.sublayer(1, x_t, self_attention)
+    x, cross_weights = layer.sublayer(2, x, cross_attention)
+    x, _ = layer.sublayer(3, x, lambda h: (layer.ffn(h), None))
+    return x, (kv[0], kv[1]), cross_weights
 
 
 def decoder_step(
@@ -113,6 +112,12 @@ def decoder_step(
 
     Lecture 10.
     """
+    layers = len(decoder.layers)
+    if len(memory_kv) != layers or (cache is not None and len(cache) != layers):
+        raise ValueError(
+            f"memory_kv and cache need one entry per layer ({len(decoder.layers)}), got "
+            f"{len(memory_kv)} and {'None' if cache is None else len(cache)}"
+        )
     new_cache, cross_weights = [], []
     for i, layer in enumerate(decoder.layers):
         x_t, kv, w = layer_step(layer, x_t, memory_kv[i], None if cache is None else cache[i],

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import torch
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int
 
 __all__ = [
     "causal_mask",

@@ -3,6 +3,7 @@ embedding as a strided convolution, and maps over the grid.
 
 Public API::
 
+    gh, gw = grid_size(image_size, patch_size)      # patches per column and per row
     patches = patchify(images, patch_size)          # (B, C, H, W) -> (B, N, C*p*p)
     images = unpatchify(patches, image_size, patch_size)             # the inverse
     conv = conv_patch_embedding(linear, C, p)       # the same map as a strided Conv2d
@@ -12,8 +13,8 @@ Public API::
 ``image_size``/``patch_size`` are an int (square) or (height, width); ``grid`` is (gh, gw), the
 patches per column and per row. Each patch is flattened in (C, ph, pw) order and the patches
 come in row-major order, so the Linear patch embedding is a Conv2d with kernel = stride = patch
-size whose weight is the Linear weight reshaped to (D, C, ph, pw). ``lecturekit.vit`` re-exports
-all of these.
+size whose weight is the Linear weight reshaped to (D, C, ph, pw). The ViT that uses them is
+``lecturekit.models.vit``.
 
 Lecture 09; Dosovitskiy et al. 2021 (ViT) section 3.1, Figures 6 and 7.
 """
@@ -24,9 +25,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import as_pair, check_positive_int, shape_of
 
 __all__ = [
+    "Size",
+    "grid_size",
     "patchify",
     "unpatchify",
     "conv_patch_embedding",
@@ -37,21 +40,14 @@ __all__ = [
 Size = int | tuple[int, int]
 
 
-def _pair(name: str, value: object) -> tuple[int, int]:
-    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
-    if len(pair) != 2:
-        raise ValueError(f"{name} must be an int or a pair (height, width), got {value!r}")
-    for v in pair:
-        check_positive_int(name, v)
-    return pair
+def grid_size(image_size: Size, patch_size: Size) -> tuple[int, int]:
+    """(gh, gw) = (H / ph, W / pw): how many patches fit per column and per row.
 
+    Raises ValueError unless the patch size divides the image size.
 
-def _shape(x: object) -> object:
-    return tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__
-
-
-def _grid(image_size: Size, patch_size: Size) -> tuple[int, int]:
-    (H, W), (ph, pw) = _pair("image_size", image_size), _pair("patch_size", patch_size)
+    Lecture 09; Dosovitskiy et al. 2021 section 3.1 (N = HW / P^2).
+    """
+    (H, W), (ph, pw) = as_pair("image_size", image_size), as_pair("patch_size", patch_size)
     if H % ph or W % pw:
         raise ValueError(
             f"image size {H}x{W} is not divisible by patch_size {ph}x{pw}: "
@@ -74,9 +70,9 @@ def patchify(images: torch.Tensor, patch_size: Size) -> torch.Tensor:
     Lecture 09; Dosovitskiy et al. 2021 section 3.1 (x_p in R^{N x (P^2 C)}).
     """
     if not isinstance(images, torch.Tensor) or images.ndim != 4:
-        raise ValueError(f"images must be a (B, C, H, W) tensor, got {_shape(images)}")
+        raise ValueError(f"images must be a (B, C, H, W) tensor, got {shape_of(images)}")
     B, C, H, W = images.shape
-    gh, gw = _grid((H, W), patch_size)
+    gh, gw = grid_size((H, W), patch_size)
     ph, pw = H // gh, W // gw
     x = images.reshape(B, C, gh, ph, gw, pw)  # (B, C, H, W) -> (B, C, gh, ph, gw, pw)
     x = x.permute(0, 2, 4, 1, 3, 5)  # -> (B, gh, gw, C, ph, pw)
@@ -89,8 +85,8 @@ def unpatchify(patches: torch.Tensor, image_size: Size, patch_size: Size) -> tor
     Lecture 09.
     """
     if not isinstance(patches, torch.Tensor) or patches.ndim != 3:
-        raise ValueError(f"patches must be a (B, N, C*ph*pw) tensor, got {_shape(patches)}")
-    (gh, gw), (ph, pw) = _grid(image_size, patch_size), _pair("patch_size", patch_size)
+        raise ValueError(f"patches must be a (B, N, C*ph*pw) tensor, got {shape_of(patches)}")
+    (gh, gw), (ph, pw) = grid_size(image_size, patch_size), as_pair("patch_size", patch_size)
     B, N, P = patches.shape
     if gh * gw != N or P % (ph * pw):
         raise ValueError(
@@ -109,7 +105,7 @@ def conv_patch_embedding(linear: nn.Linear, num_channels: int, patch_size: Size)
 
     Lecture 09; Dosovitskiy et al. 2021 section 3.1 (hybrid architecture).
     """
-    ph, pw = _pair("patch_size", patch_size)
+    ph, pw = as_pair("patch_size", patch_size)
     check_positive_int("num_channels", num_channels)
     if not isinstance(linear, nn.Linear) or linear.in_features != num_channels * ph * pw:
         raise ValueError(
@@ -141,7 +137,7 @@ def cls_attention(attention: torch.Tensor, grid: tuple[int, int]) -> torch.Tenso
 
     Lecture 09; Dosovitskiy et al. 2021 Figure 6.
     """
-    gh, gw = _pair("grid", grid)
+    gh, gw = as_pair("grid", grid)
     T = 1 + gh * gw
     if (
         not isinstance(attention, torch.Tensor)
@@ -149,7 +145,7 @@ def cls_attention(attention: torch.Tensor, grid: tuple[int, int]) -> torch.Tenso
         or attention.shape[-2:] != (T, T)
     ):
         raise ValueError(
-            f"attention must be (..., {T}, {T}) for grid {gh}x{gw}, got {_shape(attention)}"
+            f"attention must be (..., {T}, {T}) for grid {gh}x{gw}, got {shape_of(attention)}"
         )
     return attention[..., 0, 1:].reshape(*attention.shape[:-2], gh, gw)  # (..., N) -> (..., gh, gw)
 
@@ -166,7 +162,7 @@ def position_similarity(pos_embed: torch.Tensor, grid: tuple[int, int]) -> torch
 
     Lecture 09; Dosovitskiy et al. 2021 Figure 7 (centre).
     """
-    gh, gw = _pair("grid", grid)
+    gh, gw = as_pair("grid", grid)
     N = gh * gw
     p = pos_embed.detach() if isinstance(pos_embed, torch.Tensor) else None
     if p is not None and p.ndim == 3 and p.shape[0] == 1:
@@ -174,7 +170,7 @@ def position_similarity(pos_embed: torch.Tensor, grid: tuple[int, int]) -> torch
     if p is None or p.ndim != 2 or p.shape[0] not in (N, N + 1):
         raise ValueError(
             f"pos_embed must be (1, {N + 1}, D), ({N + 1}, D) or ({N}, D) for "
-            f"grid {gh}x{gw}, got {_shape(pos_embed)}"
+            f"grid {gh}x{gw}, got {shape_of(pos_embed)}"
         )
     p = F.normalize(p[-N:], dim=-1)  # drop [CLS]: (N, D), unit rows
     return (p @ p.T).reshape(gh, gw, gh, gw)  # (N, D) @ (D, N) -> (N, N) -> (gh, gw, gh, gw)

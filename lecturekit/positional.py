@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int
 
 __all__ = [
     "sinusoidal_encoding",

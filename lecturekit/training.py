@@ -1,17 +1,25 @@
-"""A small, seeded training loop with a progress bar.
+"""The one training loop every lecture and every shipped model uses: seeded, with a progress bar.
 
 Public API::
 
     set_seed(seed)                                    # torch, random, numpy
-    history = fit(model, make_batches, loss_fn, epochs=5, lr=1e-3, lr_decay=1.0, seed=0,
-                  eval_fn=None, clip=1.0, progress=True)
+    history = fit(model, make_batches, loss_fn, epochs=5, optimizer=None, lr=1e-3,
+                  schedule=None, lr_decay=1.0, clip=1.0, seed=0, generator=None,
+                  eval_fn=None, eval_every_epoch=True, progress=True)
     #   make_batches(epoch, generator) -> iterable of batches (shuffled with the generator)
-    #   loss_fn(model, batch) -> scalar loss tensor;  eval_fn(model) -> float (after each epoch)
-    history.loss     # mean training loss per epoch
-    history.eval     # eval_fn after each epoch
-    history.seconds  # wall time
+    #   loss_fn(model, batch) -> scalar loss tensor;  eval_fn(model) -> float
+    history.loss       # mean training loss per epoch (mean over its batches)
+    history.step_loss  # the loss of every optimizer step
+    history.eval       # eval_fn after each epoch (or after the last one)
+    history.seconds    # wall time
 
-Lecture 01.
+One step: zero the gradients, loss = loss_fn(model, batch), backward, clip the gradient norm,
+optimizer step, then the per-step learning-rate schedule. The recipes differ only in what they
+pass: Adam with a per-epoch decay (lectures 01, 02, 08), Adam with the Transformer's warm-up
+(lecture 10), AdamW with warm-up and cosine decay and augmenting batches (lecture 09), fresh
+random batches with a linear decay (lecture 04).
+
+Lecture 01 (the loop), and every lecture that trains.
 """
 
 from __future__ import annotations
@@ -25,13 +33,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int, check_range, check_seed
 
 __all__ = ["set_seed", "History", "fit"]
 
 
 def set_seed(seed: int) -> None:
     """Seed torch, Python's random and numpy."""
+    check_seed(seed)
     torch.manual_seed(seed)
     random.seed(seed)
     np.random.seed(seed)
@@ -39,9 +48,11 @@ def set_seed(seed: int) -> None:
 
 @dataclass
 class History:
-    """What ``fit`` measured: per-epoch mean loss, per-epoch evaluation, wall time."""
+    """What ``fit`` measured: per-epoch mean loss, every step's loss, the evaluations, the wall
+    time."""
 
     loss: list[float] = field(default_factory=list)
+    step_loss: list[float] = field(default_factory=list)
     eval: list[float] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -52,29 +63,72 @@ def fit(
     loss_fn: Callable[[nn.Module, object], torch.Tensor],
     *,
     epochs: int,
+    optimizer: torch.optim.Optimizer | None = None,
     lr: float = 1e-3,
+    schedule: Callable[[int], float] | None = None,
     lr_decay: float = 1.0,
-    seed: int = 0,
-    eval_fn: Callable[[nn.Module], float] | None = None,
     clip: float | None = 1.0,
+    seed: int | None = 0,
+    generator: torch.Generator | None = None,
+    eval_fn: Callable[[nn.Module], float] | None = None,
+    eval_every_epoch: bool = True,
     progress: bool = True,
     desc: str = "training",
 ) -> History:
-    """Train with Adam for ``epochs`` epochs; deterministic for a given seed and thread count.
+    """Train ``model`` for ``epochs`` passes over ``make_batches``; deterministic for a given seed
+    and thread count.
 
-    The learning rate is multiplied by ``lr_decay`` after each epoch (1.0 = constant).
+    Args:
+        model: the module to train (left in eval mode).
+        make_batches: ``(epoch, generator) -> iterable of batches``; draw every random choice
+            (shuffling, masking, augmentation) from ``generator``.
+        loss_fn: ``(model, batch) -> scalar loss``.
+        epochs: passes over ``make_batches``.
+        optimizer: default ``torch.optim.Adam(model.parameters(), lr)``.
+        lr: the default optimizer's learning rate (ignored when ``optimizer`` is given).
+        schedule: ``step -> factor``: the learning rate of optimizer step ``step`` (0, 1, ...)
+            is the initial one times ``schedule(step)`` (``LambdaLR``), e.g. a warm-up.
+        lr_decay: multiply the learning rate by this after every epoch (1.0 = constant); not
+            together with ``schedule``.
+        clip: clip the gradient norm to this (None = no clipping).
+        seed: seed torch, random and numpy (``set_seed``) before training; None leaves their
+            state as it is (e.g. right after the model was initialised from the same seed).
+        generator: the generator ``make_batches`` gets; default a new one seeded with ``seed``
+            (0 if ``seed`` is None).
+        eval_fn: ``model -> float``, called (in eval mode) after each epoch, or only after the
+            last one if ``eval_every_epoch=False``.
+        progress: show a progress bar (``tqdm.auto``) with the last loss and evaluation.
+        desc: the progress bar's label.
+
+    Returns:
+        History(loss, step_loss, eval, seconds).
 
     Lecture 01.
     """
     check_positive_int("epochs", epochs)
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
-    if not 0 < lr_decay <= 1:
-        raise ValueError(f"lr_decay must be in (0, 1], got {lr_decay}")
-    set_seed(seed)
-    generator = torch.Generator().manual_seed(seed)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
+    if optimizer is None:
+        check_range("lr", lr, 0, low_open=True)
+    elif not isinstance(optimizer, torch.optim.Optimizer):
+        got = type(optimizer).__name__
+        raise ValueError(f"optimizer must be a torch.optim.Optimizer, got {got}")
+    check_range("lr_decay", lr_decay, 0, 1, low_open=True)
+    if schedule is not None and lr_decay != 1.0:
+        raise ValueError("give a per-step schedule or a per-epoch lr_decay, not both")
+    if schedule is not None and not callable(schedule):
+        raise ValueError(f"schedule must be callable (step -> factor), got {schedule!r}")
+    if clip is not None:
+        check_range("clip", clip, 0, low_open=True)
+    if seed is not None:
+        set_seed(seed)
+    if generator is None:
+        generator = torch.Generator().manual_seed(0 if seed is None else seed)
+    if optimizer is None:
+        optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    per_step = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule) if schedule else None
+    per_epoch = (
+        torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay) if lr_decay != 1.0
+        else None
+    )  # fmt: skip
     history = History()
     start = time.perf_counter()
     bar = None
@@ -84,7 +138,7 @@ def fit(
         bar = tqdm(total=epochs, desc=desc)
     for epoch in range(epochs):
         model.train()
-        total, count = 0.0, 0
+        first = len(history.step_loss)
         for batch in make_batches(epoch, generator):
             optimizer.zero_grad()
             loss = loss_fn(model, batch)
@@ -92,11 +146,15 @@ def fit(
             if clip is not None:
                 nn.utils.clip_grad_norm_(model.parameters(), clip)
             optimizer.step()
-            total, count = total + loss.item(), count + 1
-        history.loss.append(total / max(count, 1))
-        scheduler.step()
+            if per_step is not None:
+                per_step.step()
+            history.step_loss.append(loss.item())
+        steps = history.step_loss[first:]
+        history.loss.append(sum(steps) / max(len(steps), 1))
+        if per_epoch is not None:
+            per_epoch.step()
         model.eval()
-        if eval_fn is not None:
+        if eval_fn is not None and (eval_every_epoch or epoch == epochs - 1):
             history.eval.append(float(eval_fn(model)))
         if bar is not None:
             info = {"loss": f"{history.loss[-1]:.4f}"}

@@ -1,5 +1,4 @@
-"""lecturekit.attention against the references: F.scaled_dot_product_attention and
-torch.nn.MultiheadAttention, plus the six scoring functions and bad inputs."""
+"""Attention against torch: F.scaled_dot_product_attention, nn.MultiheadAttention; the six scores."""
 
 import math
 
@@ -33,9 +32,6 @@ def _seed():
 
 def qkv(*batch, Tq=5, Tk=7, Dk=8, Dv=6):
     return torch.randn(*batch, Tq, Dk), torch.randn(*batch, Tk, Dk), torch.randn(*batch, Tk, Dv)
-
-
-# ---------------------------------------------------------------- scaled dot-product attention
 
 
 @pytest.mark.parametrize("batch", [(), (3,), (2, 4)])
@@ -116,7 +112,7 @@ def test_sdpa_is_permutation_equivariant():
         ),
         (
             lambda: (torch.randn(8), torch.randn(7, 8), torch.randn(7, 6)),
-            r"q must have at least 2 dims",
+            r"q must have shape \(\.\.\., T, D\), got \(8,\)",
         ),
         (lambda: ([[1.0]], torch.randn(7, 8), torch.randn(7, 6)), r"q must be a torch.Tensor"),
         (
@@ -140,9 +136,6 @@ def test_sdpa_bad_masks():
         scaled_dot_product_attention(q, k, v, torch.ones(5, 6, dtype=torch.bool))
     with pytest.raises(ValueError, match=r"mask of shape \(3, 5, 7\)"):
         scaled_dot_product_attention(q, k, v, torch.ones(3, 5, 7, dtype=torch.bool))
-
-
-# ------------------------------------------------------------------------- multi-head attention
 
 
 def _pair(d_model=16, num_heads=4, bias=True):
@@ -235,9 +228,6 @@ def test_mha_bad_inputs():
         mha.load_from_torch(torch.nn.MultiheadAttention(8, 2, bias=False))
     with pytest.raises(ValueError, match=r"must be a torch\.nn\.MultiheadAttention"):
         mha.load_from_torch(torch.nn.Linear(8, 8))
-
-
-# ----------------------------------------------------------------------- the scoring functions
 
 
 def test_scores_match_their_formulas():

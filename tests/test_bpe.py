@@ -1,12 +1,10 @@
-"""BPE (lecture 12): the slides' merge order, the conventions, equality with Sennrich et al.'s
-Algorithm 1 and with Hugging Face tokenizers' trainers, segmenting new words, bad input."""
+"""lecturekit.bpe: the merge loop, its conventions, against tokenizers and Algorithm 1."""
 
 import collections
 import re
 from fractions import Fraction
 
 import pytest
-from matplotlib.figure import Figure
 
 from lecturekit.bpe import (
     SLIDES_DICTIONARY,
@@ -18,7 +16,7 @@ from lecturekit.bpe import (
     split_word,
     symbol_counts,
 )
-from lecturekit.pretraining import default_data
+from lecturekit.datasets.stories import default_data
 from lecturekit.tokenization import (
     SPECIAL_TOKENS,
     WordPieceTokenizer,
@@ -212,31 +210,3 @@ def test_learning_is_deterministic_and_stops_when_words_are_whole():
 def test_bad_input_raises_naming_the_argument(call, match):
     with pytest.raises(ValueError, match=match):
         call()
-
-
-def test_plots_and_widgets():
-    from lecturekit.viz.tokenization import (
-        bpe_merges_widget,
-        plot_merge_table,
-        plot_segmentations,
-        tokenizer_widget,
-    )
-
-    _, trace = learn_bpe(SLIDES_DICTIONARY, 4)
-    fig = Figure()
-    ax = plot_merge_table(trace, fig.add_subplot(), words=["low", "newest"])
-    texts = {cell.get_text().get_text() for cell in ax.tables[0].get_celld().values()}
-    assert {"e + s → es", "lo w", "n e w est"} <= texts
-    ax = plot_segmentations(
-        {"lowest": ["low", "est"], "zebra": ["[UNK]", "e"]}, Figure().subplots()
-    )
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["lowest", "zebra"]
-    with pytest.raises(ValueError, match="words \\['high'\\] are not in the trace"):
-        plot_merge_table(trace, Figure().subplots(), words=["high"])
-    widget = bpe_merges_widget(SLIDES_DICTIONARY, ["lowest", "newer"], max_merges=5)
-    slider, image = widget.children[0].children[0], widget.children[1]
-    before = image.value
-    slider.value = 5
-    assert slider.max == 5 and image.value != before
-    widget = tokenizer_widget({"chars": list, "words": str.split}, "low newer")
-    assert bytes(widget.children[1].value).startswith(b"\x89PNG")

@@ -1,40 +1,13 @@
-"""lecturekit.decoding: greedy vs beam search on a hand-built table where greedy is wrong, beam
-size 1 == greedy, scores = sums of step log-probs, length normalisation, the trace, bad input."""
+"""lecturekit.decoding: greedy and beam search over step functions."""
 
 import itertools
 import math
 
 import pytest
 import torch
+from search_table import BOS, EOS, VOCAB, A, B, C, make_table_step, table_step
 
 from lecturekit.decoding import BeamTrace, Hypothesis, beam_search, greedy_search
-
-# ------------------------------------------------------------------- a hand-built toy model
-
-BOS, EOS, A, B, C = range(5)
-VOCAB = ["<s>", "</s>", "a", "b", "c"]
-
-# P(next | generated so far), over [<s>, </s>, a, b, c]. Greedy takes "a" (0.5) first, but the
-# best sequence starts with "b" (0.4): P(b c </s>) = 0.4 * 0.9 * 0.9 = 0.324 beats greedy's
-# P(a a </s>) = 0.5 * 0.35 * 0.6 = 0.105.
-TABLE = {
-    (): [0.02, 0.03, 0.50, 0.40, 0.05],
-    (A,): [0.02, 0.08, 0.35, 0.30, 0.25],
-    (B,): [0.02, 0.04, 0.02, 0.02, 0.90],
-    (B, C): [0.02, 0.90, 0.04, 0.02, 0.02],
-}
-DEFAULT = [0.05, 0.60, 0.15, 0.10, 0.10]  # every other prefix
-
-
-def make_table_step(table, default):
-    def step(prefix_ids):
-        rows = [table.get(tuple(p[1:]), default) for p in prefix_ids.tolist()]
-        return torch.tensor(rows, dtype=torch.float64).log()  # (N, V)
-
-    return step
-
-
-table_step = make_table_step(TABLE, DEFAULT)
 
 
 def bigram_step(seed, V=7):
@@ -53,9 +26,6 @@ def rescore(step, tokens, bos=BOS):
     return sum(
         float(step(torch.tensor([[bos, *tokens[:t]]]))[0, tok]) for t, tok in enumerate(tokens)
     )
-
-
-# ------------------------------------------------------------------------- greedy vs beam
 
 
 def test_greedy_takes_the_locally_best_token():
@@ -129,10 +99,6 @@ def test_n_best_list_is_sorted_finished_first():
     assert len(beam_search(step, BOS, EOS, beam_size=4, max_len=4, n_best=2)) == 2
 
 
-# ------------------------------------------------------------------ length normalisation
-
-# "</s>" at once (P = 0.5) beats "a b c </s>" (P = 0.45 * 0.9^3 = 0.328) on the raw sum, but
-# per token the long one is far more probable: -1.11 / 4 = -0.28 > -0.69 / 1.
 SHORT_LONG = make_table_step(
     {
         (): [0.01, 0.50, 0.45, 0.02, 0.02],
@@ -193,9 +159,6 @@ def test_runs_without_autograd():
     assert grad_enabled and not any(grad_enabled)
 
 
-# ------------------------------------------------------------------------------------- trace
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_trace_is_the_search_tree(seed):
     step, k = bigram_step(seed), 3
@@ -233,9 +196,6 @@ def test_trace_of_the_hand_built_example():
     kept2 = [VOCAB[n.token] for n in tree.at_step(2) if n.kept]
     assert kept2 == ["c", "a"]  # b c (0.36) and a a (0.175); a b (0.15) is pruned
     assert [n.finished for n in tree.at_step(3) if n.kept] == [True, True]
-
-
-# ------------------------------------------------------------------------------ bad input
 
 
 @pytest.mark.parametrize(

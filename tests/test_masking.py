@@ -1,4 +1,4 @@
-"""lecturekit.masking: mask shapes and values, M of 0/-inf, fully masked rows, bad inputs."""
+"""lecturekit.masking: the masks and how they enter the softmax."""
 
 import pytest
 import torch

@@ -1,4 +1,4 @@
-"""lecturekit.positional against the formula of Vaswani et al. section 3.5."""
+"""lecturekit.positional: the sinusoidal table, its shift property, the modules."""
 
 import math
 

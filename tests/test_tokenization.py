@@ -1,10 +1,10 @@
-"""WordPiece: the deterministic merge loop and BERT-style tokenisation of the lecture's corpus."""
+"""lecturekit.tokenization: WordPiece learned and applied."""
 
 from collections import Counter
 
 import pytest
 
-from lecturekit.pretraining import default_data
+from lecturekit.datasets.stories import default_data
 from lecturekit.tokenization import (
     CLS_ID,
     MASK_ID,

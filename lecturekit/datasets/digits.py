@@ -11,7 +11,7 @@ Public API::
     random_affine(images, rotation=15.0, scale=0.1, generator=None, prob=1.0)  # turn and zoom
     for images, labels in batches(images, labels, batch_size, generator=None): ...
 
-Training and evaluation on these data live in ``lecturekit.vit_digits``.
+Training and evaluation on these data live in ``lecturekit.shipped.vit``.
 
 The split is stratified (the same share of every digit in both parts) and depends only on
 ``seed`` and ``test_fraction``, not on the scikit-learn version's shuffling.
@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int
 
 __all__ = [
     "DigitsData",

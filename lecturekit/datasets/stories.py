@@ -17,6 +17,7 @@ The slides' own sentences occur in the corpus: "my dog is cute", "he likes playi
 Public API::
 
     corpus = make_corpus(n_documents=4000, seed=0)   # list of documents, each a list of str
+    data = default_data()            # lecture 08's corpus: train/test documents + WordPiece
     blanks = right_context_blanks(n=400, seed=1)     # list of Blank(words, index, answer)
     RIGHT_CONTEXT_FAMILIES                           # family name -> {answer: right context}
 
@@ -25,20 +26,28 @@ Lecture 08; Devlin et al. 2019 (BERT) sections 3.1 and A.1.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lecturekit._checks import check_positive_int
+from lecturekit.tokenization import WordPieceTokenizer
+from lecturekit.utils.checks import check_positive_int
 
 __all__ = [
     "SCRIPTS",
     "RIGHT_CONTEXT_FAMILIES",
+    "CORPUS",
     "Blank",
     "make_document",
     "make_corpus",
+    "PretrainingData",
+    "default_data",
     "right_context_blanks",
 ]
+
+# lecture 08's corpus: documents for training and held out, the WordPiece vocabulary size
+CORPUS = {"n_documents": 4000, "n_test_documents": 400, "vocab_size": 450, "seed": 0}
 
 _MALE = ("tom", "jack", "sam", "ben", "max", "leo")
 _FEMALE = ("anna", "lucy", "emma", "mia", "sara", "kate")
@@ -304,6 +313,31 @@ def make_corpus(n_documents: int = 4000, seed: int = 0) -> list[list[str]]:
     check_positive_int("n_documents", n_documents)
     rng = random.Random(seed)
     return [make_document(rng) for _ in range(n_documents)]
+
+
+@dataclass(frozen=True)
+class PretrainingData:
+    """Training and held-out documents (split by document) and the WordPiece tokenizer."""
+
+    train: list[list[str]]
+    test: list[list[str]]
+    tokenizer: WordPieceTokenizer
+
+
+@functools.lru_cache(maxsize=1)
+def default_data() -> PretrainingData:
+    """The corpus every part of lecture 08 uses (``CORPUS``; cached): 4,000 training and 400
+    held-out documents, and a 450-entry WordPiece vocabulary learned on the training part.
+
+    Lecture 08.
+    """
+    n, n_test = CORPUS["n_documents"], CORPUS["n_test_documents"]
+    docs = make_corpus(n + n_test, seed=CORPUS["seed"])
+    train, test = docs[:n], docs[n:]
+    tokenizer = WordPieceTokenizer.train(
+        (s for d in train for s in d), vocab_size=CORPUS["vocab_size"]
+    )
+    return PretrainingData(train, test, tokenizer)
 
 
 _BLANK_LEFT = {  # family -> the words left of the blank, exactly as the scripts write them

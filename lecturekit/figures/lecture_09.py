@@ -3,7 +3,7 @@
     09  vit_patches, vit_position_similarity, vit_cls_attention
 
 The digits come from scikit-learn (bundled, no download); the trained ViTs are the shipped
-checkpoints ``data/vit_digits*.safetensors`` (``lecturekit.vit_digits``): nothing trains here.
+checkpoints ``data/vit_digits*.safetensors`` (``lecturekit.shipped.vit``): nothing trains here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from functools import cache
 import torch
 from matplotlib.figure import Figure
 
-from lecturekit.figures.lectures_01_04 import _at_least
+from lecturekit.figures.helpers import at_least
 from lecturekit.figures.registry import register
 from lecturekit.viz.vit import (
     attention_overview,
@@ -45,7 +45,7 @@ def vit_patches() -> Figure:
     ax1, ax2 = fig.subplots(1, 2, width_ratios=[1, 3.6])
     plot_patch_grid(image, 2, ax1, title=f"a {label}: 8 × 8 pixels,\n16 patches of 2 × 2")
     plot_patch_sequence(image, 2, ax2, title="the sequence the Transformer reads")
-    return _at_least(fig)
+    return at_least(fig)
 
 
 @register(
@@ -54,7 +54,7 @@ def vit_patches() -> Figure:
     description="cosine similarity of learned position embeddings (centred vs moved digits)",
 )
 def vit_position_similarity() -> Figure:
-    from lecturekit.vit_digits import load_vit
+    from lecturekit.shipped import load_shipped
 
     fig = Figure(figsize=(13, 6.2))
     left, right = fig.subfigures(1, 2, wspace=0.06)
@@ -62,7 +62,7 @@ def vit_position_similarity() -> Figure:
         (left, "vit_digits", "trained on centred digits"),
         (right, "vit_digits_moved", "trained on digits moved ±2 pixels"),
     ):
-        model = load_vit(name)
+        model = load_shipped(name)
         plot_position_similarity(model.pos_embed, model.config.grid, sub, title=title)
     return fig
 
@@ -73,9 +73,9 @@ def vit_position_similarity() -> Figure:
     description="[CLS] attention to the patches per layer and attention rollout, shipped ViT",
 )
 def vit_cls_attention() -> Figure:
-    from lecturekit.vit_digits import load_vit
+    from lecturekit.shipped import load_shipped
 
-    data, model = _digits(), load_vit("vit_digits")
+    data, model = _digits(), load_shipped("vit_digits")
     index = torch.tensor(_ATTENTION_DIGITS)
     images, labels = data.test_images[index], data.test_labels[index].tolist()
     with torch.no_grad():
@@ -83,6 +83,6 @@ def vit_cls_attention() -> Figure:
     fig = Figure(figsize=(8.5, 6.4))
     attention_overview(images, weights, model.config.grid, labels=labels,
                        predictions=logits.argmax(1).tolist(), fig=fig)  # fmt: skip
-    _at_least(fig)
+    at_least(fig)
     fig.tight_layout()
     return fig

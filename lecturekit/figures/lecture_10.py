@@ -13,32 +13,24 @@ from functools import cache
 import torch
 from matplotlib.figure import Figure
 
+from lecturekit.figures.helpers import at_least
 from lecturekit.figures.registry import register
 from lecturekit.viz.transformer import plot_alignment, plot_architecture, plot_length_accuracy
 
 ALIGNMENT_SENTENCE = 306  # notebook 01's 23-word test sentence with four mirrored adjective pairs
-_MIN_FONT = 11.0
-
-
-def _at_least(fig: Figure, size: float = _MIN_FONT) -> Figure:
-    """Raise every text of ``fig`` smaller than ``size`` points to ``size``."""
-    for text in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "set_fontsize")):
-        if text.get_fontsize() < size:
-            text.set_fontsize(size)
-    return fig
 
 
 @cache
 def _models():
-    from lecturekit.nmt import default_data, load_translation_model
-    from lecturekit.transformer_nmt import load_transformer
+    from lecturekit.datasets.translation import default_data
+    from lecturekit.shipped import load_shipped
 
-    return default_data(), load_transformer(), load_translation_model("dot")
+    return default_data(), load_shipped("transformer_nmt"), load_shipped("seq2seq_dot")
 
 
 @cache
 def _by_length():
-    from lecturekit.measurements import exact_match_by_length
+    from lecturekit.experiments.translation import exact_match_by_length
 
     data, transformer, rnn = _models()
     return {
@@ -56,7 +48,7 @@ def transformer_architecture() -> Figure:
     fig = Figure(figsize=(10.0, 7.5))
     plot_architecture(num_layers=2, ax=fig.add_subplot())
     fig.tight_layout()
-    return _at_least(fig)
+    return at_least(fig)
 
 
 @register(
@@ -78,7 +70,7 @@ def transformer_vs_rnn_by_length() -> Figure:
     ax.set_xlabel("source sentence length in words (number of test sentences)")
     ax.legend(loc="lower left")
     fig.tight_layout()
-    return _at_least(fig)
+    return at_least(fig)
 
 
 @register(
@@ -106,4 +98,4 @@ def transformer_cross_attention() -> Figure:
     plot_alignment(cross, pair.src, pair.tgt, pair.align, ax,
                    title="Transformer cross-attention (last layer, mean of heads)")  # fmt: skip
     fig.tight_layout()
-    return _at_least(fig)
+    return at_least(fig)

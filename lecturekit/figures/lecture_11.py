@@ -14,8 +14,8 @@ from functools import cache
 import torch
 from matplotlib.figure import Figure
 
-from lecturekit.efficient_cost import VARIANTS, attention_cost
-from lecturekit.efficient_xl import MemoryAttentionLayer, dependency_matrix
+from lecturekit.efficient.cost import VARIANTS, attention_cost
+from lecturekit.efficient.xl import MemoryAttentionLayer, dependency_matrix
 from lecturekit.figures.registry import register
 from lecturekit.viz.efficient import (
     lsh_panel_example,

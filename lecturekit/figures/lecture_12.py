@@ -34,7 +34,7 @@ def bpe_merge_steps() -> Figure:
     description="the same words cut by BPE and by WordPiece, both learned on the toy corpus",
 )
 def bpe_vs_wordpiece() -> Figure:
-    from lecturekit.pretraining import default_data
+    from lecturekit.datasets.stories import default_data
     from lecturekit.tokenization import WordPieceTokenizer, count_words, train_hf_wordpiece
 
     counts = count_words(s for doc in default_data().train for s in doc)

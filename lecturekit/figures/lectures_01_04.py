@@ -7,7 +7,7 @@
 
 Each figure draws with the plot functions the notebooks use (``lecturekit.viz``) on the data
 the notebooks use: the shipped checkpoints in data/ (nothing trains here), the slides' worked
-example, and the seeded measurements of ``lecturekit.measurements``.
+example, and the seeded measurements of ``lecturekit.experiments.measurements``.
 """
 
 from __future__ import annotations
@@ -20,45 +20,29 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
-from lecturekit.figures.registry import register
-from lecturekit.measurements import (
+from lecturekit.experiments.measurements import (
     attention_vs_recurrence_flops,
     dot_product_variance,
-    exact_match_by_length,
     softmax_saturation,
 )
+from lecturekit.experiments.translation import exact_match_by_length
+from lecturekit.figures.helpers import MIN_FONT, at_least, plain_ticks
+from lecturekit.figures.registry import register
 from lecturekit.viz.plots import plot_attention, plot_heads, plot_lines
 from lecturekit.viz.scoring import plot_scores
-from lecturekit.viz.style import palette
+from lecturekit.viz.style import ACCENT, GUIDE, palette
 
 _ATTENTION = "dot"  # notebook 01's attention model
 _ALIGNMENT_SENTENCE = 306  # a 23-word test sentence with four mirrored adjective pairs
 _DIMS = [4, 16, 64, 256, 1024]  # d_k of notebook 03's measurements
-_ACCENT = "#D55E00"  # Okabe-Ito vermillion: readable on the light and the dark background
-_GUIDE = "grey"  # theory and guide lines, visible on both backgrounds
-_MIN_FONT = 11.0  # points: smallest text on a 10-inch-wide slide figure
-
-
-def _at_least(fig: Figure, size: float = _MIN_FONT) -> Figure:
-    """Raise every text of ``fig`` smaller than ``size`` points to ``size`` (plot functions
-    made for notebooks use small fonts for dense annotations)."""
-    for text in fig.findobj(lambda a: hasattr(a, "get_fontsize") and hasattr(a, "set_fontsize")):
-        if text.get_fontsize() < size:
-            text.set_fontsize(size)
-    return fig
-
-
-def _plain_ticks(ax, values) -> None:
-    """Ticks at ``values`` written as plain numbers (not 2^k) on a log-2 axis."""
-    ax.set_xticks(list(values), [str(v) for v in values])
-    ax.xaxis.set_minor_locator(plt.NullLocator())
 
 
 @cache
 def _translation():
-    from lecturekit.nmt import default_data, load_translation_model
+    from lecturekit.datasets.translation import default_data
+    from lecturekit.shipped import load_shipped
 
-    return default_data(), {k: load_translation_model(k) for k in ("none", _ATTENTION)}
+    return default_data(), {k: load_shipped(f"seq2seq_{k}") for k in ("none", _ATTENTION)}
 
 
 @register(
@@ -111,11 +95,11 @@ def seq2seq_alignment() -> Figure:
     ax = fig.add_subplot()
     plot_attention(weights[0, :n, :s], list(pair.tgt), list(pair.src), ax, colorbar=True,
                    annotate=False)  # fmt: skip
-    ax.scatter(pair.align, range(n), marker="s", s=130, facecolors="none", edgecolors=_ACCENT,
+    ax.scatter(pair.align, range(n), marker="s", s=130, facecolors="none", edgecolors=ACCENT,
                linewidths=2.0, label="true alignment")  # fmt: skip
     ax.set_title("Trained seq2seq attention (dot score)", loc="left")
     ax.set_xticks(range(s), list(pair.src), rotation=90, ha="center")
-    ax.tick_params(labelsize=_MIN_FONT)
+    ax.tick_params(labelsize=MIN_FONT)
     ax.set(xlabel="source word (attended to)", ylabel="target word (produced)")
     ax.legend(loc="lower right", bbox_to_anchor=(1.0, 1.0), borderaxespad=0.2)
     fig.tight_layout()
@@ -176,7 +160,7 @@ def scoring_functions() -> Figure:
                   va="bottom", fontsize=plt.rcParams["font.size"])  # fmt: skip
     fig.supxlabel("key h1 … h5", fontsize=plt.rcParams["axes.labelsize"])
     fig.tight_layout()
-    return _at_least(fig)
+    return at_least(fig)
 
 
 @register(
@@ -189,7 +173,7 @@ def thinking_machines_table() -> Figure:
 
     Lecture 03; Vaswani et al. 2017 eq. 1 (after Alammar, The Illustrated Transformer).
     """
-    from lecturekit.examples import thinking_machines
+    from lecturekit.experiments.examples import thinking_machines
 
     ex = thinking_machines()
     Q, K, V = ex.x @ ex.W_q, ex.x @ ex.W_k, ex.x @ ex.W_v  # (2, 512) @ (512, 64) -> (2, 64)
@@ -230,7 +214,7 @@ def thinking_machines_table() -> Figure:
         if c == 0 or r == 0:
             text.set_fontweight("bold")
         if (r, c) in slide_numbers:
-            text.set(color=_ACCENT, fontweight="bold")
+            text.set(color=ACCENT, fontweight="bold")
     fig.suptitle('Self-attention for the query "Thinking" (d_model = 512, d_k = 64)',
                  fontsize=plt.rcParams["axes.titlesize"], color=fg)  # fmt: skip
     return fig
@@ -254,9 +238,9 @@ def dot_product_variance_figure() -> Figure:
                logy=True, marker="o", legend=False,
                title="Dot products of random vectors: variance grows like d_k")  # fmt: skip
     for y, label in ((v.dims, "theory: d_k"), ([1] * len(v.dims), "theory: 1")):
-        ax.plot(v.dims, y, color=_GUIDE, linewidth=8, alpha=0.4, zorder=1, label=label)
+        ax.plot(v.dims, y, color=GUIDE, linewidth=8, alpha=0.4, zorder=1, label=label)
     ax.legend(loc="upper left")
-    _plain_ticks(ax, v.dims)
+    plain_ticks(ax, v.dims)
     fig.tight_layout()
     return fig
 
@@ -278,8 +262,8 @@ def softmax_saturation_figure() -> Figure:
                         "scaled  q·k / √d_k": s.max_weight_scaled},
                ax1, xlabel="d_k", ylabel="mean largest weight", logx=True, marker="o",
                title=f"Softmax over {s.num_keys} keys (1 = one-hot)")  # fmt: skip
-    ax1.axhline(1 / s.num_keys, color=_GUIDE, linestyle=":", linewidth=1.5)
-    ax1.text(s.dims[0], 1 / s.num_keys + 0.03, f"uniform (1/{s.num_keys})", color=_GUIDE)
+    ax1.axhline(1 / s.num_keys, color=GUIDE, linestyle=":", linewidth=1.5)
+    ax1.text(s.dims[0], 1 / s.num_keys + 0.03, f"uniform (1/{s.num_keys})", color=GUIDE)
     ax1.set_ylim(0, 1.05)
     ax1.legend(loc="center right")
     plot_lines(s.dims, {"unscaled, mean": s.jacobian_raw, "scaled, mean": s.jacobian_scaled,
@@ -289,7 +273,7 @@ def softmax_saturation_figure() -> Figure:
     ax2.lines[2].set(color=ax2.lines[0].get_color(), linestyle="--")  # unscaled: one colour
     ax2.legend(loc="lower left")
     for ax in (ax1, ax2):
-        _plain_ticks(ax, s.dims)
+        plain_ticks(ax, s.dims)
     fig.tight_layout()
     return fig
 
@@ -318,9 +302,9 @@ def multi_head_maps() -> Figure:
 
     Lecture 04; Vaswani et al. 2017 section 3.2.2.
     """
-    from lecturekit.pretraining import load_pretrained
+    from lecturekit.shipped import load_shipped, load_tokenizer
 
-    bert, tok = load_pretrained("bert")
+    bert, tok = load_shipped("bert_tiny"), load_tokenizer("bert_tiny")
     ids, segments = tok.encode_pair("my dog is cute", "he likes playing")
     tokens = tok.convert_ids_to_tokens(ids)
     with torch.no_grad():
@@ -332,7 +316,7 @@ def multi_head_maps() -> Figure:
     for h, ax in enumerate(fig.axes):
         ax.set_title(ax.get_title(), fontsize=plt.rcParams["font.size"])
         ax.set_xticks(range(len(tokens)), tokens, rotation=90, ha="center")
-        ax.tick_params(labelsize=_MIN_FONT, labelleft=h == 0)
+        ax.tick_params(labelsize=MIN_FONT, labelleft=h == 0)
         ax.set_xlabel("key")
     fig.suptitle("One layer, four heads, different patterns (trained tiny BERT, layer 1)",
                  fontsize=plt.rcParams["axes.titlesize"])  # fmt: skip
@@ -366,9 +350,9 @@ def attention_vs_recurrence_cost() -> Figure:
     ax.lines[1].set(color=colours[0], linestyle="--", marker="")
     ax.lines[2].set_color(colours[5])
     ax.lines[3].set(color=colours[5], linestyle=":", marker="s")
-    ax.axvline(f.d, color=_GUIDE, linestyle=":", linewidth=1.5)
-    ax.text(f.d * 1.06, 0.04, f"n = d = {f.d}", color=_GUIDE, transform=ax.get_xaxis_transform())
+    ax.axvline(f.d, color=GUIDE, linestyle=":", linewidth=1.5)
+    ax.text(f.d * 1.06, 0.04, f"n = d = {f.d}", color=GUIDE, transform=ax.get_xaxis_transform())
     ax.legend(loc="upper left")
-    _plain_ticks(ax, f.ns)
+    plain_ticks(ax, f.ns)
     fig.tight_layout()
     return fig

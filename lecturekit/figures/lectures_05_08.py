@@ -6,7 +6,7 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.decoding import beam_search
-from lecturekit.examples import pie_example
+from lecturekit.experiments.examples import pie_example
 from lecturekit.figures.registry import register
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
 from lecturekit.positional import frequencies, sinusoidal_encoding
@@ -112,9 +112,9 @@ def beam_search_tree() -> Figure:
 
 
 def _bert_pair():
-    from lecturekit.pretraining import load_pretrained
+    from lecturekit.shipped import load_shipped, load_tokenizer
 
-    bert, tok = load_pretrained("bert")
+    bert, tok = load_shipped("bert_tiny"), load_tokenizer("bert_tiny")
     ids, segments = tok.encode_pair(*_SLIDE_PAIR)
     return bert, tok, ids, segments
 

@@ -1,6 +1,7 @@
-"""Plots and widgets for the lectures: one look (light/dark), pure plot functions, thin widgets.
+"""Plots and widgets: one look in light and dark (``style``), pure plot functions (``plots``),
+thin widgets (``widgets``), shared helpers (``helpers``) and one module per lecture topic.
 
-Lecture-independent; core modules never import this package.
+Nothing below viz imports it: models and blocks never plot.
 """
 
 from lecturekit.viz.plots import (

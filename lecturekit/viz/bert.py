@@ -27,7 +27,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.viz.plots import _axes, plot_bars
+from lecturekit.viz.helpers import get_axes
+from lecturekit.viz.plots import plot_bars
 from lecturekit.viz.style import palette
 
 __all__ = [
@@ -70,7 +71,7 @@ def plot_input_embeddings(
     if len(tokens) != len(segment_ids):
         raise ValueError(f"tokens ({len(tokens)}) and segment_ids ({len(segment_ids)}) differ")
     T = len(tokens)
-    ax = _axes(ax, (max(6.0, 0.95 * T + 2), 3.6))
+    ax = get_axes(ax, (max(6.0, 0.95 * T + 2), 3.6))
     colors = palette()
     rows = [
         ("Input", list(tokens), colors[4]),
@@ -108,7 +109,7 @@ def plot_masking(
             f"({len(chosen)}) must have the same length"
         )
     T = len(tokens)
-    ax = _axes(ax, (max(6.0, 0.95 * T + 2), 2.4))
+    ax = get_axes(ax, (max(6.0, 0.95 * T + 2), 2.4))
     colors = palette()
     kinds = {
         "[MASK] (80 %)": colors[0],
@@ -165,7 +166,7 @@ def plot_head_view(
         if not 0 <= h < w.shape[0]:
             raise ValueError(f"head {h} is out of range for {w.shape[0]} heads")
     T = len(tokens)
-    ax = _axes(ax, (4.2, 0.32 * T + 1.2))
+    ax = get_axes(ax, (4.2, 0.32 * T + 1.2))
     colors = palette()
     for h in heads:
         for i in range(T):
@@ -226,7 +227,7 @@ def plot_topk(
     predictions: Sequence[tuple[str, float]], ax: Axes | None = None, title: str | None = None
 ) -> Axes:
     """Bars of the top-k (token, probability) pairs of one [MASK], e.g. one entry of
-    ``lecturekit.pretraining.fill_mask``; returns the Axes (k bars, probabilities written
+    ``lecturekit.models.bert.fill_mask``; returns the Axes (k bars, probabilities written
     above them).
 
     Lecture 08; Devlin et al. 2019 section 3.1 (masked LM).
@@ -342,15 +343,16 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
 
     Lecture 08; Devlin et al. 2019 section 3.1 (masked LM).
     """
-    from lecturekit._checks import check_positive_int
-    from lecturekit.pretraining import fill_mask
-    from lecturekit.viz.widgets import _ipywidgets, figure_widget
+    from lecturekit.models.bert import fill_mask
+    from lecturekit.utils.checks import check_positive_int
+    from lecturekit.viz.helpers import require_ipywidgets
+    from lecturekit.viz.widgets import figure_widget
 
     sentences = list(sentences)
     if not sentences or any(not str(s).split() for s in sentences):
         raise ValueError(f"sentences must be non-empty strings, at least one, got {sentences}")
     check_positive_int("k", k)
-    w = _ipywidgets()
+    w = require_ipywidgets()
     sentence = w.Dropdown(options=list(sentences), value=sentences[0], description="sentence",
                           layout={"width": "480px"})  # fmt: skip
     position = w.IntSlider(value=0, min=0, max=len(sentences[0].split()) - 1, description="word")

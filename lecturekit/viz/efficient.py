@@ -25,11 +25,11 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from lecturekit.efficient import clustered_sequence
-from lecturekit.efficient_lsh import lsh_attention, lsh_hash, random_rotations
-from lecturekit.viz.plots import _axes, _to_numpy
-from lecturekit.viz.style import palette
-from lecturekit.viz.widgets import _ipywidgets, figure_widget
+from lecturekit.efficient.lsh import lsh_attention, lsh_hash, random_rotations
+from lecturekit.efficient.sparsity import clustered_sequence
+from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
+from lecturekit.viz.style import GUIDE, palette
+from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
     "lsh_panel_example",
@@ -38,8 +38,6 @@ __all__ = [
     "plot_cost_curves",
     "plot_dependency",
 ]
-
-_GUIDE = "grey"
 
 
 def lsh_panel_example(
@@ -81,8 +79,8 @@ def _cells(ax: Axes, buckets: np.ndarray, colours, title: str) -> None:
 
 def _chunk_grid(ax: Axes, T: int, chunk_size: int) -> None:
     for c in range(chunk_size, T, chunk_size):
-        ax.axhline(c - 0.5, color=_GUIDE, lw=0.8, ls="--")
-        ax.axvline(c - 0.5, color=_GUIDE, lw=0.8, ls="--")
+        ax.axhline(c - 0.5, color=GUIDE, lw=0.8, ls="--")
+        ax.axvline(c - 0.5, color=GUIDE, lw=0.8, ls="--")
 
 
 def plot_lsh_panels(
@@ -112,8 +110,8 @@ def plot_lsh_panels(
 
     Lecture 11; Kitaev et al. 2020 Figure 2.
     """
-    q = _to_numpy("q", q, 2)
-    k = _to_numpy("k", k, 2)
+    q = to_numpy("q", q, 2)
+    k = to_numpy("k", k, 2)
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same shape (T, D), got {q.shape} and {k.shape}")
     q, k = torch.as_tensor(q, dtype=torch.float32), torch.as_tensor(k, dtype=torch.float32)
@@ -134,7 +132,7 @@ def plot_lsh_panels(
     q_order = (hq * T + torch.arange(T)).argsort()
     k_order = (hk * T + torch.arange(T)).argsort()
     _cells(axes[1], same[q_order][:, k_order].numpy(), colours, "(b) sorted by bucket")
-    axes[1].plot([-0.5, T - 0.5], [-0.5, T - 0.5], color=_GUIDE, lw=0.8)  # blocks miss it
+    axes[1].plot([-0.5, T - 0.5], [-0.5, T - 0.5], color=GUIDE, lw=0.8)  # blocks miss it
     shared = torch.where(h[:, None] == h[None, :], h[:, None].expand(T, T), -1)[order][:, order]
     _cells(axes[2], shared.numpy(), colours, f"(c) Q = K, chunks of {chunk_size}")
     _chunk_grid(axes[2], T, chunk_size)
@@ -146,7 +144,7 @@ def plot_lsh_panels(
     for c in range(n_chunks):  # the keys each chunk of queries scores (2 chunks, wrapping)
         for start in {c * chunk_size, ((c - 1) % n_chunks) * chunk_size}:
             axes[3].add_patch(Rectangle((start - 0.5, c * chunk_size - 0.5), chunk_size,
-                                        chunk_size, fill=False, ec=_GUIDE, lw=1.6))  # fmt: skip
+                                        chunk_size, fill=False, ec=GUIDE, lw=1.6))  # fmt: skip
     for ax in axes[:2]:
         ax.set(xlabel="keys", ylabel="queries")
     for ax in axes[2:]:
@@ -166,7 +164,7 @@ def lsh_widget(
 
     Lecture 11.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     T = q.shape[0]
     chunk_sizes = [c for c in (2, 3, 4, 6, 8, 12) if T % c == 0 and c < T]
     if chunk_size not in chunk_sizes:
@@ -204,7 +202,7 @@ def plot_cost_curves(
     Lecture 11.
     """
     x = np.asarray(ns, dtype=float)
-    ax = _axes(ax)
+    ax = get_axes(ax)
     for label, y in ys.items():
         y = np.asarray(y, dtype=float)
         if y.shape != x.shape:
@@ -212,8 +210,8 @@ def plot_cost_curves(
         ax.plot(x, y, marker="o", label=label, **dict((styles or {}).get(label, {})))
     if guides and ys:
         y0 = min(float(np.asarray(y, dtype=float)[0]) for y in ys.values())
-        ax.plot(x, y0 * x / x[0], ls=":", color=_GUIDE, label="∝ n")
-        ax.plot(x, y0 * (x / x[0]) ** 2, ls="--", color=_GUIDE, label="∝ n²")
+        ax.plot(x, y0 * x / x[0], ls=":", color=GUIDE, label="∝ n")
+        ax.plot(x, y0 * (x / x[0]) ** 2, ls="--", color=GUIDE, label="∝ n²")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xticks(list(x), [str(int(n)) for n in x])
@@ -229,17 +227,17 @@ def plot_dependency(
 
     Lecture 11; Dai et al. 2019 Figure 2.
     """
-    arr = _to_numpy("matrix", matrix, 2).astype(bool)
+    arr = to_numpy("matrix", matrix, 2).astype(bool)
     T = arr.shape[0]
-    ax = _axes(ax)
+    ax = get_axes(ax)
     rgba = np.zeros((*arr.shape, 4))
     rgba[arr] = to_rgba(palette()[0])  # dependent: blue; independent: the background
     ax.imshow(rgba, interpolation="nearest")
     for spine in ax.spines.values():
         spine.set_visible(True)
     for s in range(segment_len, T, segment_len):
-        ax.axhline(s - 0.5, color=_GUIDE, lw=1)
-        ax.axvline(s - 0.5, color=_GUIDE, lw=1)
+        ax.axhline(s - 0.5, color=GUIDE, lw=1)
+        ax.axvline(s - 0.5, color=GUIDE, lw=1)
     ticks = list(range(0, T, segment_len))
     ax.set_xticks(ticks)
     ax.set_yticks(ticks)

@@ -22,32 +22,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from lecturekit.viz.helpers import check_labels, get_axes, to_numpy
 from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP
 
 __all__ = ["plot_attention", "plot_heads", "plot_heatmap", "plot_lines", "plot_bars", "plot_mask"]
-
-ArrayLike = object  # torch.Tensor, np.ndarray or nested lists
-
-
-def _to_numpy(name: str, x: ArrayLike, ndim: int | None = None) -> np.ndarray:
-    if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
-    arr = np.asarray(x)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
-    return arr
-
-
-def _check_labels(name: str, labels: Sequence[str] | None, n: int) -> None:
-    if labels is not None and len(labels) != n:
-        raise ValueError(f"{name} has {len(labels)} labels but the data has {n} entries")
-
-
-def _axes(ax: Axes | None, figsize: tuple[float, float] | None = None) -> Axes:
-    if ax is not None:
-        return ax
-    _, ax = plt.subplots(figsize=figsize)
-    return ax
 
 
 def _annotate(ax: Axes, arr: np.ndarray, texts: np.ndarray, image) -> None:
@@ -60,7 +38,7 @@ def _annotate(ax: Axes, arr: np.ndarray, texts: np.ndarray, image) -> None:
 
 
 def plot_heatmap(
-    matrix: ArrayLike,
+    matrix: object,
     ax: Axes | None = None,
     *,
     xlabel: str | None = None,
@@ -81,10 +59,10 @@ def plot_heatmap(
     0 (for signed values such as positional encodings). Use ``interpolation="antialiased"`` for
     matrices with more columns than the axes has pixels (e.g. 512 dims), which otherwise show
     false stripes (aliasing)."""
-    arr = _to_numpy("matrix", matrix, 2).astype(float)
-    _check_labels("yticklabels", yticklabels, arr.shape[0])
-    _check_labels("xticklabels", xticklabels, arr.shape[1])
-    ax = _axes(ax)
+    arr = to_numpy("matrix", matrix, 2).astype(float)
+    check_labels("yticklabels", yticklabels, arr.shape[0])
+    check_labels("xticklabels", xticklabels, arr.shape[1])
+    ax = get_axes(ax)
     if diverging and vmin is None and vmax is None:
         finite = np.abs(arr[np.isfinite(arr)])
         vmax = float(finite.max()) if finite.size else 1.0
@@ -118,7 +96,7 @@ def plot_heatmap(
 
 
 def plot_attention(
-    weights: ArrayLike,
+    weights: object,
     row_labels: Sequence[str] | None = None,
     col_labels: Sequence[str] | None = None,
     ax: Axes | None = None,
@@ -133,9 +111,9 @@ def plot_attention(
     Colour scale fixed to [0, 1] so different maps compare. ``annotate=None`` writes the
     weights in the cells when the map is small (<= 12 x 12).
     """
-    arr = _to_numpy("weights", weights, 2)
-    _check_labels("row_labels", row_labels, arr.shape[0])
-    _check_labels("col_labels", col_labels, arr.shape[1])
+    arr = to_numpy("weights", weights, 2)
+    check_labels("row_labels", row_labels, arr.shape[0])
+    check_labels("col_labels", col_labels, arr.shape[1])
     if annotate is None:
         annotate = max(arr.shape) <= 12
     ax = plot_heatmap(
@@ -156,7 +134,7 @@ def plot_attention(
 
 
 def plot_heads(
-    weights: ArrayLike,
+    weights: object,
     labels: Sequence[str] | None = None,
     fig: Figure | None = None,
     *,
@@ -168,9 +146,9 @@ def plot_heads(
 
     ``labels`` label both axes (self-attention).
     """
-    arr = _to_numpy("weights", weights, 3)
+    arr = to_numpy("weights", weights, 3)
     H = arr.shape[0]
-    _check_labels("titles", titles, H)
+    check_labels("titles", titles, H)
     ncols = min(ncols, H)
     nrows = math.ceil(H / ncols)
     if fig is None:
@@ -197,8 +175,8 @@ def plot_heads(
 
 
 def plot_lines(
-    x: ArrayLike,
-    ys: Mapping[str, ArrayLike],
+    x: object,
+    ys: Mapping[str, object],
     ax: Axes | None = None,
     *,
     xlabel: str | None = None,
@@ -210,10 +188,10 @@ def plot_lines(
     legend: bool = True,
 ) -> Axes:
     """Several curves over one x: ``ys`` maps a legend label to y values (same length as x)."""
-    xs = _to_numpy("x", x, 1)
-    ax = _axes(ax)
+    xs = to_numpy("x", x, 1)
+    ax = get_axes(ax)
     for label, y in ys.items():
-        ya = _to_numpy(f"ys[{label!r}]", y, 1)
+        ya = to_numpy(f"ys[{label!r}]", y, 1)
         if ya.shape != xs.shape:
             raise ValueError(f"ys[{label!r}] has shape {ya.shape} but x has shape {xs.shape}")
         ax.plot(xs, ya, marker=marker, label=label)
@@ -228,7 +206,7 @@ def plot_lines(
 
 
 def plot_bars(
-    values: ArrayLike,
+    values: object,
     labels: Sequence[str] | None = None,
     ax: Axes | None = None,
     *,
@@ -238,9 +216,9 @@ def plot_bars(
     fmt: str = ".2f",
 ) -> Axes:
     """Bar chart with the value written above each bar (e.g. softmax probabilities)."""
-    arr = _to_numpy("values", values, 1)
-    _check_labels("labels", labels, arr.shape[0])
-    ax = _axes(ax)
+    arr = to_numpy("values", values, 1)
+    check_labels("labels", labels, arr.shape[0])
+    ax = get_axes(ax)
     bars = ax.bar(range(len(arr)), arr)
     ax.bar_label(bars, labels=[format(v, fmt) for v in arr], padding=2, fontsize="small")
     ax.set_xticks(range(len(arr)))
@@ -253,7 +231,7 @@ def plot_bars(
 
 
 def plot_mask(
-    mask: ArrayLike,
+    mask: object,
     labels: Sequence[str] | None = None,
     ax: Axes | None = None,
     *,
@@ -264,10 +242,10 @@ def plot_mask(
     (0 where allowed, -inf where masked); ``show="bool"`` writes 1/0; ``show="none"`` nothing."""
     if show not in ("M", "bool", "none"):
         raise ValueError(f"show={show!r} is not one of 'M', 'bool', 'none'")
-    arr = _to_numpy("mask", mask, 2)
+    arr = to_numpy("mask", mask, 2)
     if arr.dtype != bool:
         raise ValueError(f"mask must be bool (True = may attend), got dtype {arr.dtype}")
-    _check_labels("labels", labels, arr.shape[0])
+    check_labels("labels", labels, arr.shape[0])
     ax = plot_heatmap(
         arr.astype(float),
         ax,

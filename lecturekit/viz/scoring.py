@@ -34,9 +34,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from lecturekit._checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int
+from lecturekit.viz.helpers import check_labels, to_numpy
 from lecturekit.viz.plots import plot_attention
-from lecturekit.viz.style import palette
+from lecturekit.viz.style import ACCENT, palette
 
 __all__ = [
     "plot_scores",
@@ -48,41 +49,19 @@ __all__ = [
 
 ArrayLike = object  # torch.Tensor, np.ndarray or nested lists
 
-_TARGET = "#D55E00"  # Okabe-Ito vermillion: the correct key (true alignment)
-
-
-def _to_numpy(name: str, x: ArrayLike, ndim: int) -> np.ndarray:
-    if hasattr(x, "detach"):
-        x = x.detach().cpu().numpy()
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be numbers, got {type(x).__name__}") from None
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite (mask by leaving keys out), got {arr}")
-    return arr
+_TARGET = ACCENT  # the correct key (true alignment)
 
 
 def _mapping(name: str, values: object, ndim: int) -> dict[str, np.ndarray]:
     """{label: array}, all of the same shape."""
     if not isinstance(values, Mapping) or not values:
         raise ValueError(f"{name} must be a non-empty mapping name -> array, got {values!r}")
-    arrays = {str(k): _to_numpy(f"{name}[{k!r}]", v, ndim) for k, v in values.items()}
+    arrays = {str(k): to_numpy(f"{name}[{k!r}]", v, ndim, numeric=True) for k, v in values.items()}
     shapes = {a.shape for a in arrays.values()}
     if len(shapes) > 1:
         seen = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
         raise ValueError(f"every entry of {name} must have the same shape, got {seen}")
     return arrays
-
-
-def _check_labels(name: str, labels: Sequence[str] | None, n: int) -> None:
-    if labels is not None and (isinstance(labels, str) or len(labels) != n):
-        count = "a string" if isinstance(labels, str) else f"{len(labels)} labels"
-        raise ValueError(f"{name} has {count} but the data has {n} entries")
 
 
 def _check_index(name: str, value: object, n: int) -> None:
@@ -143,8 +122,8 @@ def plot_score_weights(
 
     Lecture 02.
     """
-    arr = _to_numpy("scores", scores, 1)
-    _check_labels("key_labels", key_labels, len(arr))
+    arr = to_numpy("scores", scores, 1, numeric=True)
+    check_labels("key_labels", key_labels, len(arr))
     if target is not None:
         _check_index("target", target, len(arr))
     if axes is None:
@@ -188,7 +167,7 @@ def plot_scores(
     """
     arrays = _mapping("scores", scores, 1)
     n = len(next(iter(arrays.values())))
-    _check_labels("key_labels", key_labels, n)
+    check_labels("key_labels", key_labels, n)
     if target is not None:
         _check_index("target", target, n)
     K = len(arrays)
@@ -253,11 +232,11 @@ def plot_alignments(
     """
     arrays = _mapping("weights", weights, 2)
     Tq, Tk = next(iter(arrays.values())).shape
-    _check_labels("src_labels", src_labels, Tk)
-    _check_labels("tgt_labels", tgt_labels, Tq)
-    _check_labels("titles", titles, len(arrays))
+    check_labels("src_labels", src_labels, Tk)
+    check_labels("tgt_labels", tgt_labels, Tq)
+    check_labels("titles", titles, len(arrays))
     if align is not None:
-        _check_labels("align", align, Tq)
+        check_labels("align", align, Tq)
         for j, i in enumerate(align):
             _check_index(f"align[{j}]", i, Tk)
     K = len(arrays)
@@ -381,10 +360,10 @@ def scoring_widget(
 
     arrays = _mapping("scores", scores, 2)
     Tq, Tk = next(iter(arrays.values())).shape
-    _check_labels("query_labels", query_labels, Tq)
-    _check_labels("key_labels", key_labels, Tk)
+    check_labels("query_labels", query_labels, Tq)
+    check_labels("key_labels", key_labels, Tk)
     if targets is not None:
-        _check_labels("targets", targets, Tq)
+        check_labels("targets", targets, Tq)
         for j, i in enumerate(targets):
             _check_index(f"targets[{j}]", i, Tk)
     if not isinstance(query_name, str):

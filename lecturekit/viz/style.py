@@ -6,6 +6,7 @@ Public API::
     with theme("dark"): ...             # the same, temporarily (plt.rc_context)
     palette(theme="light") -> list[str] # colour-blind-safe line colours (Okabe-Ito)
     ATTENTION_CMAP, DIVERGING_CMAP      # sequential (weights) and diverging (signed values) maps
+    ACCENT, GUIDE                       # the highlight colour, and theory / guide lines
 
 Nothing here changes global settings by itself: the caller applies ``rc`` or uses ``theme``.
 """
@@ -18,10 +19,13 @@ from collections.abc import Iterator
 import matplotlib.pyplot as plt
 from cycler import cycler
 
-__all__ = ["rc", "theme", "palette", "ATTENTION_CMAP", "DIVERGING_CMAP", "THEMES"]
+__all__ = ["rc", "theme", "palette", "ATTENTION_CMAP", "DIVERGING_CMAP", "ACCENT", "GUIDE",
+           "THEMES"]  # fmt: skip
 
 ATTENTION_CMAP = "viridis"  # perceptually uniform, colour-blind safe, readable in grey
 DIVERGING_CMAP = "RdBu_r"  # colour-blind safe diverging map for signed values (PE, M)
+ACCENT = "#D55E00"  # Okabe-Ito vermillion: readable on viridis and on both backgrounds
+GUIDE = "grey"  # theory and guide lines, visible on both backgrounds
 
 # Okabe & Ito (2008) colour-blind-safe palette; black/white swapped per theme.
 _OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442"]

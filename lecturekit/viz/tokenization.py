@@ -22,9 +22,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from lecturekit.bpe import MergeStep, apply_bpe, learn_bpe, split_word
-from lecturekit.viz.plots import _axes
+from lecturekit.viz.helpers import get_axes, require_ipywidgets
 from lecturekit.viz.style import palette
-from lecturekit.viz.widgets import _ipywidgets, figure_widget
+from lecturekit.viz.widgets import figure_widget
 
 __all__ = ["plot_merge_table", "plot_segmentations", "bpe_merges_widget", "tokenizer_widget"]
 
@@ -67,7 +67,7 @@ def plot_merge_table(
             [str(s.step), f"{s.pair[0]} + {s.pair[1]} → {s.merged}", str(s.count), others or "–",
              *(_symbols(s.segmentation[w]) for w in words)]
         )  # fmt: skip
-    ax = _axes(ax, (2.2 + 1.4 * len(header), 0.4 * (len(rows) + 1)))
+    ax = get_axes(ax, (2.2 + 1.4 * len(header), 0.4 * (len(rows) + 1)))
     table = ax.table(cellText=rows, colLabels=header, loc="upper left", cellLoc="left",
                      colLoc="left", edges="open")  # fmt: skip
     table.auto_set_font_size(False)
@@ -100,7 +100,7 @@ def plot_segmentations(
     colors = palette()
     width = lambda token: max(len(token), 1) * _CHAR_WIDTH + 0.5  # noqa: E731
     longest = max(sum(width(t) + 0.15 for t in tokens) for tokens in rows.values())
-    ax = _axes(ax, (max(5.0, 0.5 * longest + 2.5), 0.55 * len(rows) + 0.4))
+    ax = get_axes(ax, (max(5.0, 0.5 * longest + 2.5), 0.55 * len(rows) + 0.4))
     for i, tokens in enumerate(rows.values()):
         y, x = -i, 0.0
         for k, token in enumerate(tokens):
@@ -133,7 +133,7 @@ def bpe_merges_widget(
 
     Lecture 12; Sennrich et al. 2016 Algorithm 1.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     merges, trace = learn_bpe(word_counts, max_merges, **options)
     split = {k: v for k, v in options.items() if k in ("end_of_word", "prefix")}
     alphabet = sorted({s for word in word_counts for s in split_word(word, **split)})
@@ -174,7 +174,7 @@ def tokenizer_widget(tokenizers: Mapping[str, Callable[[str], list[str]]], text:
 
     Lecture 12.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     if not tokenizers:
         raise ValueError("tokenizers is empty")
 

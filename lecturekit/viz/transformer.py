@@ -25,9 +25,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.viz.plots import _axes, plot_attention, plot_lines
-from lecturekit.viz.style import palette
-from lecturekit.viz.widgets import _ipywidgets, figure_widget
+from lecturekit.viz.helpers import get_axes, require_ipywidgets
+from lecturekit.viz.plots import plot_attention, plot_lines
+from lecturekit.viz.style import ACCENT, palette
+from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
     "plot_architecture",
@@ -37,7 +38,6 @@ __all__ = [
     "ATTENTION_KINDS",
 ]
 
-_ACCENT = "#D55E00"  # Okabe-Ito vermillion: readable on viridis, light and dark backgrounds
 ATTENTION_KINDS = {  # widget label -> AttentionWeights field
     "encoder self-attention": "encoder",
     "decoder masked self-attention": "decoder_self",
@@ -72,7 +72,7 @@ def plot_architecture(num_layers: int = 2, ax: Axes | None = None) -> Axes:
 
     Lecture 10; Vaswani et al. 2017 Figure 1.
     """
-    ax = _axes(ax, figsize=(8, 7))
+    ax = get_axes(ax, figsize=(8, 7))
     blue, orange, green, pink, sky = (palette()[i] for i in (0, 1, 2, 3, 4))
     attn, norm, ffn, emb = sky, "#F0E442", pink, orange
     w, h, gap = 3.2, 0.55, 0.25
@@ -114,10 +114,10 @@ def plot_architecture(num_layers: int = 2, ax: Axes | None = None) -> Axes:
     x_mid, y_up = x_enc + w / 2, top_enc + 0.7
     x_turn = (x_enc + w + x_dec) / 2
     ax.plot([x_mid, x_mid, x_turn, x_turn], [top_enc + 0.05, y_up, y_up, cross_y],
-            color=_ACCENT, lw=2.0)  # fmt: skip
-    _arrow(ax, (x_turn, cross_y), (x_dec, cross_y), color=_ACCENT, lw=2.0)
+            color=ACCENT, lw=2.0)  # fmt: skip
+    _arrow(ax, (x_turn, cross_y), (x_dec, cross_y), color=ACCENT, lw=2.0)
     ax.text(x_mid, y_up + 0.12, "encoder output (memory):\nkeys and values of the\ncross-attention",
-            color=_ACCENT, fontsize="small", ha="center", va="bottom")  # fmt: skip
+            color=ACCENT, fontsize="small", ha="center", va="bottom")  # fmt: skip
     y = top_dec + gap + 0.15
     for i, text in enumerate(("linear: d_model → V", "softmax")):
         _box(ax, x_dec, y + i * (h + gap), w, h, text, green)
@@ -154,7 +154,7 @@ def plot_alignment(
         if len(align) != len(tgt_words):
             raise ValueError(f"align has {len(align)} entries for {len(tgt_words)} target words")
         ax.scatter(list(align), range(len(align)), marker="s", s=60, facecolors="none",
-                   edgecolors=_ACCENT, linewidths=1.5, label="true alignment")  # fmt: skip
+                   edgecolors=ACCENT, linewidths=1.5, label="true alignment")  # fmt: skip
         ax.legend(loc="lower left", frameon=True)  # below the diagonal: no weights there
     ax.set_xticks(range(len(src_words)), list(src_words), rotation=90, ha="center")
     ax.set(xlabel="source word (attended to)", ylabel="target word (produced)")
@@ -165,7 +165,7 @@ def plot_length_accuracy(
     results: Mapping[str, object], ax: Axes | None = None, *, title: str | None = None
 ) -> Axes:
     """Exact match per source-length bin, one line per model ({name: LengthAccuracy}, from
-    ``lecturekit.measurements.exact_match_by_length``; all with the same bins).
+    ``lecturekit.experiments.translation.exact_match_by_length``; all with the same bins).
 
     Lecture 10 (and 01).
     """
@@ -177,7 +177,7 @@ def plot_length_accuracy(
             raise ValueError(f"results[{name!r}] has bins {r.labels}, expected {labels}")
     counts = next(iter(results.values())).counts
     ax = plot_lines(np.arange(len(labels)), {k: np.array(r.exact_match) for k, r in
-                                              results.items()}, _axes(ax), marker="o",
+                                              results.items()}, get_axes(ax), marker="o",
                     xlabel="source sentence length (words)",
                     ylabel="exact match (whole sentence)", title=title)  # fmt: skip
     ax.set_xticks(range(len(labels)), [f"{lab}\n({n})" for lab, n in zip(labels, counts,
@@ -197,7 +197,7 @@ def translation_attention_widget(examples: Mapping[str, tuple], num_layers: int,
 
     Lecture 10.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     if not examples:
         raise ValueError("examples is empty")
 

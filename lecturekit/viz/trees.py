@@ -30,15 +30,17 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
-from lecturekit._checks import check_positive_int
 from lecturekit.decoding import BeamTrace, Hypothesis, StepFn, TraceNode, beam_search
-from lecturekit.viz.widgets import _ipywidgets, figure_widget
+from lecturekit.utils.checks import check_positive_int
+from lecturekit.viz.helpers import require_ipywidgets
+from lecturekit.viz.style import ACCENT
+from lecturekit.viz.widgets import figure_widget
 
 __all__ = ["plot_beam_tree", "beam_tree_figure", "beam_widget"]
 
 _BLUE = ("#0072B2", "#56B4E9")  # Okabe-Ito blue / sky blue: scores on light / dark backgrounds
 _GREEN = "#009E73"  # finished (eos)
-_BEST = "#D55E00"  # vermillion: the best hypothesis
+_BEST = ACCENT  # the best hypothesis
 _FADED = 0.35  # alpha of pruned nodes and edges
 # Edges leave and enter the boxes horizontally (arms in points): they never cross the score
 # written above a node. armA is at the child's end.
@@ -379,7 +381,7 @@ def beam_widget(
     def render(beam_size: int, length_penalty: float, show_pruned: bool) -> Figure:
         return beam_tree_figure(traces[beam_size, length_penalty], vocab, show_pruned=show_pruned)
 
-    w = _ipywidgets()
+    w = require_ipywidgets()
     controls = {
         "beam_size": w.SelectionSlider(
             options=list(sizes), value=beam_size, description="beam size k"

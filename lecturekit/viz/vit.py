@@ -29,11 +29,12 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from lecturekit.patches import _pair, cls_attention, position_similarity
-from lecturekit.vit import attention_rollout
-from lecturekit.viz.plots import _axes, _to_numpy
-from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP
-from lecturekit.viz.widgets import _ipywidgets, figure_widget
+from lecturekit.models.vit import attention_rollout
+from lecturekit.patches import cls_attention, position_similarity
+from lecturekit.utils.checks import as_pair, shape_of
+from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
+from lecturekit.viz.style import ACCENT, ATTENTION_CMAP, DIVERGING_CMAP
+from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
     "plot_patch_grid",
@@ -44,12 +45,12 @@ __all__ = [
     "vit_attention_widget",
 ]
 
-_GRID_COLOUR = "#D55E00"  # Okabe-Ito vermillion: visible on grey digits and on viridis
+_GRID_COLOUR = ACCENT  # visible on grey digits and on viridis
 
 
 def _image(image: object) -> np.ndarray:
     """(C, H, W) or (H, W) -> (H, W) for grey or (H, W, 3) for RGB, as numpy."""
-    arr = _to_numpy("image", image)
+    arr = to_numpy("image", image)
     if arr.ndim == 3 and arr.shape[0] in (1, 3):
         arr = arr[0] if arr.shape[0] == 1 else arr.transpose(1, 2, 0)  # (3, H, W) -> (H, W, 3)
     elif arr.ndim != 2:
@@ -64,7 +65,7 @@ def _show(ax: Axes, img: np.ndarray, extent: tuple[float, float, float, float] |
 
 
 def _patch_size(img: np.ndarray, patch_size: object) -> tuple[int, int]:
-    ph, pw = _pair("patch_size", patch_size)
+    ph, pw = as_pair("patch_size", patch_size)
     H, W = img.shape[:2]
     if H % ph or W % pw:
         raise ValueError(f"image size {H}x{W} is not divisible by patch_size {ph}x{pw}")
@@ -86,7 +87,7 @@ def plot_patch_grid(
     img = _image(image)
     ph, pw = _patch_size(img, patch_size)
     H, W = img.shape[:2]
-    ax = _axes(ax)
+    ax = get_axes(ax)
     _show(ax, img)
     for y in np.arange(0, H + 1, ph) - 0.5:
         ax.axhline(y, color=_GRID_COLOUR, lw=2)
@@ -119,7 +120,7 @@ def plot_patch_sequence(
     ph, pw = _patch_size(img, patch_size)
     H, W = img.shape[:2]
     gap, step = 0.25, 1.25
-    ax = _axes(ax, figsize=(10, 1.8))
+    ax = get_axes(ax, figsize=(10, 1.8))
     offset = 0
     if cls:
         ax.add_patch(Rectangle((0, 0), 1, 1, fc="#E69F00", ec="black", lw=1))
@@ -215,11 +216,11 @@ def plot_cls_attention(
     Lecture 09; Dosovitskiy et al. 2021 Figure 6.
     """
     img = _image(image)
-    amap = _to_numpy("attention_map", attention_map, 2).astype(float)
+    amap = to_numpy("attention_map", attention_map, 2).astype(float)
     H, W = img.shape[:2]
     if H % amap.shape[0] or W % amap.shape[1]:
         raise ValueError(f"attention_map {amap.shape} does not tile an image of size {H}x{W}")
-    ax = _axes(ax)
+    ax = get_axes(ax)
     extent = (-0.5, W - 0.5, H - 0.5, -0.5)
     top = vmax if vmax is not None else max(float(amap.max()), 1e-12)
     if img.ndim == 3:
@@ -238,8 +239,9 @@ def _stack(weights: object) -> torch.Tensor:
     if isinstance(weights, (list, tuple)) and weights:
         weights = torch.stack([torch.as_tensor(w) for w in weights])  # -> (L, B, H, T, T)
     if not isinstance(weights, torch.Tensor) or weights.ndim != 5:
-        shape = tuple(weights.shape) if isinstance(weights, torch.Tensor) else type(weights)
-        raise ValueError(f"weights must be a list of (B, H, T, T) or (L, B, H, T, T), got {shape}")
+        raise ValueError(
+            f"weights must be a list of (B, H, T, T) or (L, B, H, T, T), got {shape_of(weights)}"
+        )
     return weights.detach().float()
 
 
@@ -248,7 +250,7 @@ def _check_batch(images: object, w: torch.Tensor, grid: tuple[int, int]) -> torc
     if imgs.ndim != 4 or len(imgs) != w.shape[1]:
         raise ValueError(f"images must be (B, C, H, W) with B = {w.shape[1]} (the weights' "
                          f"batch), got {tuple(imgs.shape)}")  # fmt: skip
-    gh, gw = _pair("grid", grid)
+    gh, gw = as_pair("grid", grid)
     if w.shape[-1] != 1 + gh * gw:
         raise ValueError(
             f"weights have T = {w.shape[-1]} tokens; grid {gh}x{gw} needs {1 + gh * gw}"
@@ -301,7 +303,7 @@ def attention_overview(
 
 
 def _patch_of(imgs: torch.Tensor, grid: tuple[int, int]) -> tuple[int, int]:
-    gh, gw = _pair("grid", grid)
+    gh, gw = as_pair("grid", grid)
     return imgs.shape[-2] // gh, imgs.shape[-1] // gw
 
 
@@ -347,7 +349,7 @@ def vit_attention_widget(
         fig.tight_layout()
         return fig
 
-    ipw = _ipywidgets()
+    ipw = require_ipywidgets()
     controls = {
         "image": ipw.IntSlider(value=0, min=0, max=B - 1, description="image"),
         "layer": ipw.Dropdown(options=[*range(1, L + 1), "rollout"], value=L, description="layer"),

@@ -27,6 +27,7 @@ from matplotlib.figure import Figure
 
 from lecturekit.masking import causal_mask, combine_masks, masked_softmax, padding_mask
 from lecturekit.positional import sinusoidal_encoding
+from lecturekit.viz.helpers import require_ipywidgets
 from lecturekit.viz.plots import plot_attention, plot_bars, plot_heatmap, plot_lines, plot_mask
 from lecturekit.viz.style import theme as theme_context
 
@@ -39,14 +40,6 @@ __all__ = [
     "positional_encoding_widget",
     "mask_widget",
 ]
-
-
-def _ipywidgets():
-    try:
-        import ipywidgets
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError("lecturekit widgets need ipywidgets: pip install ipywidgets") from err
-    return ipywidgets
 
 
 def render_png(fig: Figure, dpi: int = 100) -> bytes:
@@ -71,7 +64,7 @@ def figure_widget(
             so nothing is displayed by the notebook's inline backend).
         controls: name -> ipywidgets value widget (slider, dropdown, checkbox, ...).
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
 
     def draw() -> bytes:
         with theme_context(theme):
@@ -96,7 +89,7 @@ def softmax_temperature_widget(
 
     Lecture 03.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     s = torch.as_tensor(scores, dtype=torch.float64)
     if s.ndim != 1 or s.numel() < 2:
         raise ValueError(f"scores must be 1-D with at least 2 entries, got shape {tuple(s.shape)}")
@@ -125,7 +118,7 @@ def scaling_widget(
 
     Lecture 03; Vaswani et al. 2017 footnote 4.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     g = torch.Generator().manual_seed(seed)
     pairs = {d: (torch.randn(d, generator=g), torch.randn(num_keys, d, generator=g)) for d in dims}
     labels = [f"k{i + 1}" for i in range(num_keys)]
@@ -153,7 +146,7 @@ def head_widget(weights: torch.Tensor, labels: Sequence[str]):
 
     Lecture 04.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     arr = weights.detach() if isinstance(weights, torch.Tensor) else torch.as_tensor(weights)
     if arr.ndim == 3:
         arr = arr[None]  # (H, T, T) -> (1, H, T, T)
@@ -193,7 +186,7 @@ def positional_encoding_widget(
 
     Lecture 05.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
 
     def render(d_model: int, max_len: int, dims: tuple[int, int]) -> Figure:
         pe = sinusoidal_encoding(max_len, d_model)
@@ -249,7 +242,7 @@ def mask_widget(seed: int = 0, max_len: int = 10):
 
     Lecture 06.
     """
-    w = _ipywidgets()
+    w = require_ipywidgets()
     scores = torch.randn(max_len, max_len, generator=torch.Generator().manual_seed(seed))
 
     def render(kind: str, T: int, length: int) -> Figure:

@@ -1,0 +1,358 @@
+"""Transformer layers: the position-wise feed-forward network, the encoder and decoder layers with
+their "Add & Norm" sublayers, and the encoder and decoder stacks.
+
+Public API::
+
+    ffn = PositionwiseFeedForward(d_model, d_ff, dropout=0.0, activation="relu")
+    layer = EncoderLayer(d_model, num_heads, d_ff, dropout=0.0, activation="relu",
+                         norm_first=False, layer_norm_eps=1e-5)
+    out, weights = layer(x, mask=None)          # x (B, T, D); weights (B, H, T, T)
+    layer = DecoderLayer(d_model, num_heads, d_ff, ...)            # the same arguments
+    out, self_weights, cross_weights = layer(x, memory, self_mask=None, memory_mask=None)
+    #   x (B, T, D) target states, memory (B, S, D) encoder output
+    #   self_mask bool broadcastable to (B, H, T, T) (e.g. lecturekit.masking.decoder_mask)
+    #   memory_mask bool broadcastable to (B, H, T, S) (e.g. key_padding_mask(src_pad))
+    #   out (B, T, D), self_weights (B, H, T, T), cross_weights (B, H, T, S)
+    out, aux = layer.sublayer(i, x, fn)         # Add & Norm around fn, with the i-th norm
+    encoder = Encoder(num_layers, d_model, num_heads, d_ff, final_norm=None, ...)
+    out, all_weights = encoder(x, mask=None)    # all_weights: list of (B, H, T, T), one per layer
+    decoder = Decoder(num_layers, d_model, num_heads, d_ff, final_norm=None, ...)
+    out, self_weights, cross_weights = decoder(x, memory, self_mask, memory_mask)
+    #   lists of (B, H, T, T) / (B, H, T, S), one per layer
+    layer.load_from_torch(torch_layer)          # torch.nn.TransformerEncoderLayer / DecoderLayer
+    encoder.load_from_torch(torch_encoder)      # torch.nn.TransformerEncoder / TransformerDecoder
+
+Post-norm (the paper, ``norm_first=False``): h = LayerNorm(x + Sublayer(x)).
+Pre-norm (``norm_first=True``, ViT): h = x + Sublayer(LayerNorm(x)).
+The decoder's cross-attention takes its queries from the decoder and its keys and values from
+the encoder output ("memory"), so every target position can look at every source position.
+Generating token by token without recomputing the prefix: ``lecturekit.kv_cache``.
+
+Lectures 04, 06 and 10; Vaswani et al. 2017 sections 3.1, 3.2.3 and 3.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lecturekit.attention import MultiHeadAttention
+from lecturekit.utils.checks import check_choice, check_positive_int, shape_of
+from lecturekit.utils.weights import check_parameters, copy_parameters
+
+__all__ = [
+    "PositionwiseFeedForward",
+    "EncoderLayer",
+    "DecoderLayer",
+    "Encoder",
+    "Decoder",
+]
+
+ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
+class PositionwiseFeedForward(nn.Module):
+    """FFN(x) = act(x W1 + b1) W2 + b2, applied to each position separately.
+
+    Lecture 04; Vaswani et al. 2017 eq. 2.
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu"):
+        super().__init__()
+        check_choice("activation", activation, sorted(ACTIVATIONS))
+        check_positive_int("d_model", d_model)
+        check_positive_int("d_ff", d_ff)
+        self.linear1 = nn.Linear(d_model, d_ff)  # (B, T, D) -> (B, T, d_ff)
+        self.linear2 = nn.Linear(d_ff, d_model)  # (B, T, d_ff) -> (B, T, D)
+        self.activation = activation
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """x (B, T, D) -> (B, T, D)."""
+        return self.linear2(self.dropout(ACTIVATIONS[self.activation](self.linear1(x))))
+
+
+def _check_states(name: str, x: object, d_model: int) -> None:
+    if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != d_model:
+        raise ValueError(f"{name} must be (B, T, d_model={d_model}), got {shape_of(x)}")
+
+
+class _Sublayers(nn.Module):
+    """What encoder and decoder layers share: residual "Add & Norm" wrappers, each with its own
+    LayerNorm (``norm1``, ``norm2``, ...) and dropout (``dropout1``, ...)."""
+
+    def _add_sublayers(self, d_model: int, count: int, dropout: float, norm_first: bool,
+                       layer_norm_eps: float) -> None:  # fmt: skip
+        """Create the norms, then the dropouts (after the sublayers themselves, so parameters
+        come in the order attention, feed-forward, norms)."""
+        for i in range(1, count + 1):
+            setattr(self, f"norm{i}", nn.LayerNorm(d_model, eps=layer_norm_eps))
+        for i in range(1, count + 1):
+            setattr(self, f"dropout{i}", nn.Dropout(dropout))
+        self.d_model = d_model
+        self.norm_first = norm_first
+
+    def sublayer(
+        self, i: int, x: torch.Tensor, fn: Callable[[torch.Tensor], tuple[torch.Tensor, object]]
+    ) -> tuple[torch.Tensor, object]:
+        """Sublayer ``i`` (1, 2, ...) wrapped in a residual connection and LayerNorm:
+        post-norm norm_i(x + dropout_i(out)), pre-norm x + dropout_i(out) with out computed from
+        norm_i(x). ``fn(h) -> (out (B, T, D), aux)``; returns (the new x, aux), aux being e.g. the
+        attention weights.
+
+        Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
+        """
+        norm, dropout = getattr(self, f"norm{i}"), getattr(self, f"dropout{i}")
+        if self.norm_first:
+            out, aux = fn(norm(x))
+            return x + dropout(out), aux
+        out, aux = fn(x)
+        return norm(x + dropout(out)), aux  # Add & Norm
+
+    def _check_torch_layer(self, torch_layer: object, expected: type) -> None:
+        if not isinstance(torch_layer, expected):
+            raise ValueError(
+                f"torch_layer must be a torch.nn.{expected.__name__}, got "
+                f"{type(torch_layer).__name__}"
+            )
+        if torch_layer.norm_first != self.norm_first:
+            raise ValueError(
+                f"torch_layer has norm_first={torch_layer.norm_first}, this layer {self.norm_first}"
+            )
+
+
+class EncoderLayer(_Sublayers):
+    """Self-attention and feed-forward, each wrapped in a residual connection and LayerNorm.
+
+    Args:
+        d_model, num_heads: as in MultiHeadAttention.
+        d_ff: hidden width of the feed-forward network.
+        dropout: on attention weights, sublayer outputs and the FFN hidden layer (training only).
+        activation: "relu" (the paper) or "gelu" (BERT, ViT).
+        norm_first: False = post-norm as in the paper; True = pre-norm (ViT).
+        layer_norm_eps: LayerNorm epsilon.
+
+    Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm_first: bool = False,
+        layer_norm_eps: float = 1e-5,
+    ):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout=dropout)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+        self._add_sublayers(d_model, 2, dropout, norm_first, layer_norm_eps)
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """x (B, T, D), mask bool broadcastable to (B, H, T, T).
+
+        Returns out (B, T, D) and weights (B, H, T, T).
+        """
+        _check_states("x", x, self.d_model)
+        x, weights = self.sublayer(1, x, lambda h: self.self_attn(h, h, h, mask))
+        x, _ = self.sublayer(2, x, lambda h: (self.ffn(h), None))
+        return x, weights
+
+    @torch.no_grad()
+    def load_from_torch(self, torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
+        """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` of the same sizes."""
+        self._check_torch_layer(torch_layer, nn.TransformerEncoderLayer)
+        t = torch_layer
+        pairs = [(self.ffn.linear1, t.linear1), (self.ffn.linear2, t.linear2),
+                 (self.norm1, t.norm1), (self.norm2, t.norm2)]  # fmt: skip
+        check_parameters(pairs)  # before anything is copied
+        self.self_attn.load_from_torch(t.self_attn)
+        copy_parameters(pairs)
+        return self
+
+
+class DecoderLayer(_Sublayers):
+    """Masked self-attention, cross-attention over the encoder output, feed-forward; each with a
+    residual connection and LayerNorm.
+
+    Args: as ``EncoderLayer`` (both attentions have ``num_heads`` heads).
+
+    Lecture 10; Vaswani et al. 2017 section 3.1 ("a third sub-layer, which performs multi-head
+    attention over the output of the encoder stack").
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        d_ff: int,
+        dropout: float = 0.0,
+        activation: str = "relu",
+        norm_first: bool = False,
+        layer_norm_eps: float = 1e-5,
+    ):
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, num_heads, dropout=dropout)
+        self.cross_attn = MultiHeadAttention(d_model, num_heads, dropout=dropout)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+        self._add_sublayers(d_model, 3, dropout, norm_first, layer_norm_eps)
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        memory_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Args:
+            x: (B, T, D) target-side states.
+            memory: (B, S, D) the encoder's output.
+            self_mask: bool broadcastable to (B, H, T, T), True = may attend; the causal mask
+                (and target padding) so position t sees only positions <= t.
+            memory_mask: bool broadcastable to (B, H, T, S); usually the source padding mask
+                as (B, 1, 1, S) (``lecturekit.masking.key_padding_mask``).
+
+        Returns:
+            out (B, T, D), self-attention weights (B, H, T, T), cross-attention weights
+            (B, H, T, S).
+        """
+        _check_states("x", x, self.d_model)
+        _check_states("memory", memory, self.d_model)
+        if memory.shape[0] != x.shape[0]:
+            raise ValueError(
+                f"x and memory must share the batch size: x {tuple(x.shape)}, "
+                f"memory {tuple(memory.shape)}"
+            )
+        x, self_weights = self.sublayer(1, x, lambda h: self.self_attn(h, h, h, self_mask))
+        x, cross_weights = self.sublayer(
+            2, x, lambda h: self.cross_attn(h, memory, memory, memory_mask)
+        )
+        x, _ = self.sublayer(3, x, lambda h: (self.ffn(h), None))
+        return x, self_weights, cross_weights
+
+    @torch.no_grad()
+    def load_from_torch(self, torch_layer: nn.TransformerDecoderLayer) -> DecoderLayer:
+        """Copy the weights of a ``torch.nn.TransformerDecoderLayer`` of the same sizes.
+
+        torch names the cross-attention ``multihead_attn``; everything else maps one to one.
+        """
+        self._check_torch_layer(torch_layer, nn.TransformerDecoderLayer)
+        t = torch_layer
+        pairs = [(self.ffn.linear1, t.linear1), (self.ffn.linear2, t.linear2),
+                 (self.norm1, t.norm1), (self.norm2, t.norm2), (self.norm3, t.norm3)]  # fmt: skip
+        check_parameters(pairs)  # before anything is copied
+        self.self_attn.load_from_torch(t.self_attn)
+        self.cross_attn.load_from_torch(t.multihead_attn)
+        copy_parameters(pairs)
+        return self
+
+
+class _Stack(nn.Module):
+    """A stack of ``num_layers`` layers, then optionally a final LayerNorm.
+
+    ``final_norm=None`` (the default) adds the final LayerNorm exactly when the layers are
+    pre-norm (``norm_first=True``); True/False force it on/off (``torch.nn.Transformer`` always
+    has one, also after post-norm layers).
+    """
+
+    layer_class: type[nn.Module]
+    torch_class: type[nn.Module]
+
+    def __init__(self, num_layers: int, d_model: int, num_heads: int, d_ff: int, *,
+                 final_norm: bool | None = None, **layer_kwargs):  # fmt: skip
+        super().__init__()
+        check_positive_int("num_layers", num_layers)
+        self.layers = nn.ModuleList(
+            self.layer_class(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
+        )
+        if final_norm is None:
+            final_norm = bool(layer_kwargs.get("norm_first"))
+        eps = layer_kwargs.get("layer_norm_eps", 1e-5)
+        self.final_norm = nn.LayerNorm(d_model, eps=eps) if final_norm else None
+
+    @torch.no_grad()
+    def load_from_torch(self, torch_stack: nn.Module) -> _Stack:
+        """Copy a torch stack (same number of layers; a final norm exactly when it has one)."""
+        name = self.torch_class.__name__
+        if not isinstance(torch_stack, self.torch_class):
+            raise ValueError(
+                f"torch_stack must be a torch.nn.{name}, got {type(torch_stack).__name__}"
+            )
+        if len(self.layers) != len(torch_stack.layers):
+            raise ValueError(
+                f"the torch.nn.{name} has {len(torch_stack.layers)} layers, this stack has "
+                f"{len(self.layers)}"
+            )
+        if (torch_stack.norm is None) != (self.final_norm is None):
+            raise ValueError(
+                f"the torch.nn.{name} {'has no' if torch_stack.norm is None else 'has a'} final "
+                f"LayerNorm, this stack {'has one' if self.final_norm is not None else 'has none'}"
+                " (set final_norm)"
+            )
+        for layer, torch_layer in zip(self.layers, torch_stack.layers, strict=True):
+            layer.load_from_torch(torch_layer)
+        if self.final_norm is not None:
+            copy_parameters([(self.final_norm, torch_stack.norm)])
+        return self
+
+    def _final(self, x: torch.Tensor) -> torch.Tensor:
+        return x if self.final_norm is None else self.final_norm(x)
+
+
+class Encoder(_Stack):
+    """A stack of ``num_layers`` EncoderLayers, then optionally a final LayerNorm (see
+    ``final_norm``: by default exactly when the layers are pre-norm).
+
+    ``load_from_torch(torch_encoder)`` copies a ``torch.nn.TransformerEncoder``.
+
+    Lecture 06; Vaswani et al. 2017 section 3.1.
+    """
+
+    layer_class = EncoderLayer
+    torch_class = nn.TransformerEncoder
+
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """x (B, T, D) -> out (B, T, D) and a list of per-layer weights (B, H, T, T)."""
+        all_weights = []
+        for layer in self.layers:
+            x, weights = layer(x, mask)
+            all_weights.append(weights)
+        return self._final(x), all_weights
+
+
+class Decoder(_Stack):
+    """A stack of ``num_layers`` DecoderLayers, then optionally a final LayerNorm (as
+    ``Encoder``).
+
+    ``load_from_torch(torch_decoder)`` copies a ``torch.nn.TransformerDecoder``.
+
+    Lecture 10; Vaswani et al. 2017 section 3.1.
+    """
+
+    layer_class = DecoderLayer
+    torch_class = nn.TransformerDecoder
+
+    def forward(
+        self,
+        x: torch.Tensor,
+        memory: torch.Tensor,
+        self_mask: torch.Tensor | None = None,
+        memory_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, list[torch.Tensor], list[torch.Tensor]]:
+        """x (B, T, D), memory (B, S, D) -> out (B, T, D), per-layer self-attention weights
+        (B, H, T, T) and per-layer cross-attention weights (B, H, T, S)."""
+        self_weights, cross_weights = [], []
+        for layer in self.layers:
+            x, w_self, w_cross = layer(x, memory, self_mask, memory_mask)
+            self_weights.append(w_self)
+            cross_weights.append(w_cross)
+        return self._final(x), self_weights, cross_weights

@@ -1,0 +1,394 @@
+"""BERT: input embeddings, a bidirectional Transformer encoder, the MLM and NSP heads.
+
+Built from lecturekit's own ``EncoderLayer`` (post-norm, GELU). Weights are interchangeable
+with Hugging Face's ``transformers.BertForPreTraining``: ``BertForPreTraining.from_hf`` copies
+them and the outputs agree (tests/models/test_bert.py).
+
+Public API::
+
+    config = BertConfig.tiny()                        # lecture 08's; BertConfig() is BERT-base
+    model = BertForPreTraining(config)
+    out = model(input_ids, segment_ids=None, attention_mask=None)
+    #   input_ids (B, T) long; segment_ids (B, T) 0/1; attention_mask (B, T) bool, True = real
+    #   out.mlm_logits (B, T, V), out.nsp_logits (B, 2)  [0 = IsNext, 1 = NotNext, as HF],
+    #   out.hidden_states: list of (B, T, D), the embeddings then each layer's output,
+    #   out.attentions: list of (B, H, T, T), one per layer
+    model = BertForPreTraining.from_hf(hf_model)      # any transformers.BertForPreTraining
+    masked_ids, labels = mask_tokens(input_ids, vocab_size=V, prob=0.15, generator=g)
+    init_bert_weights(module)                         # N(0, 0.02), zero biases (model.apply)
+    fill_mask(model, tokenizer, "i think [MASK] is great", k=5)   # top-k per [MASK]
+    nsp_probability(model, tokenizer, a, b)           # P(IsNext | [CLS] a [SEP] b [SEP])
+
+Lecture 08; Devlin et al. 2019 (BERT), sections 3.1 (MLM, NSP) and figure 2 (input).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, NamedTuple
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lecturekit.layers import Encoder
+from lecturekit.masking import key_padding_mask
+from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS, WordPieceTokenizer
+from lecturekit.utils.checks import check_instance, check_positive_int, check_range, shape_of
+from lecturekit.utils.config import ModelConfig
+from lecturekit.utils.weights import copy_parameters
+
+__all__ = [
+    "IS_NEXT",
+    "NOT_NEXT",
+    "BertConfig",
+    "BertEmbeddings",
+    "BertModel",
+    "BertOutput",
+    "BertForPreTraining",
+    "PreTrainingOutput",
+    "init_bert_weights",
+    "mask_tokens",
+    "fill_mask",
+    "nsp_probability",
+]
+
+IS_NEXT, NOT_NEXT = 0, 1  # next-sentence labels, as Hugging Face's
+
+
+@dataclass(frozen=True)
+class BertConfig(ModelConfig):
+    """Sizes of a BERT model (Hugging Face names in brackets where they differ).
+
+    The defaults are BERT-base (a 30,522-entry WordPiece vocabulary, 768 wide, 12 layers of 12
+    heads, feed-forward 3072, 512 positions, about 110 M parameters); ``tiny()`` is lecture 08's:
+    a 450-entry vocabulary, 64 wide, 2 layers of 4 heads, feed-forward 256, 64 positions
+    (142,148 parameters with the heads).
+
+    Lecture 08; Devlin et al. 2019 section 3 (BERT-base).
+    """
+
+    TINY: ClassVar[dict[str, object]] = {"vocab_size": 450, "hidden_size": 64, "num_layers": 2,
+                                         "num_heads": 4, "intermediate_size": 256,
+                                         "max_position": 64}  # fmt: skip
+
+    vocab_size: int = 30522
+    hidden_size: int = 768
+    num_layers: int = 12  # [num_hidden_layers]
+    num_heads: int = 12  # [num_attention_heads]
+    intermediate_size: int = 3072
+    max_position: int = 512  # [max_position_embeddings]
+    type_vocab_size: int = 2
+    dropout: float = 0.1  # [hidden_dropout_prob = attention_probs_dropout_prob]
+    layer_norm_eps: float = 1e-12
+    pad_id: int = 0  # [pad_token_id]
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
+                     "max_position", "type_vocab_size"):  # fmt: skip
+            check_positive_int(name, getattr(self, name))
+        if self.hidden_size % self.num_heads:
+            raise ValueError(
+                f"hidden_size={self.hidden_size} is not divisible by num_heads={self.num_heads}"
+            )
+        check_range("dropout", self.dropout, 0, 1, high_open=True)
+        pad, V = self.pad_id, self.vocab_size
+        if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad < V:
+            raise ValueError(f"pad_id={pad!r} must be a token id in 0..{V - 1}")
+
+
+@torch.no_grad()
+def init_bert_weights(module: nn.Module) -> None:
+    """BERT's initialisation, for ``model.apply``: N(0, 0.02) weights of Linear and Embedding
+    layers, zero biases, a zero row for the padding id (LayerNorms keep 1 and 0).
+
+    Lecture 08; Devlin et al. 2019 (the released code's initializer_range = 0.02).
+    """
+    if isinstance(module, nn.Linear | nn.Embedding):
+        nn.init.normal_(module.weight, std=0.02)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+    if isinstance(module, nn.Embedding) and module.padding_idx is not None:
+        nn.init.zeros_(module.weight[module.padding_idx])
+
+
+class BertEmbeddings(nn.Module):
+    """E = LayerNorm(token embedding + segment embedding + position embedding).
+
+    Lecture 08; Devlin et al. 2019 figure 2.
+    """
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        D = config.hidden_size
+        self.token = nn.Embedding(config.vocab_size, D, padding_idx=config.pad_id)
+        self.segment = nn.Embedding(config.type_vocab_size, D)
+        self.position = nn.Embedding(config.max_position, D)
+        self.norm = nn.LayerNorm(D, eps=config.layer_norm_eps)
+        self.dropout = nn.Dropout(config.dropout)
+        self.config = config
+
+    def parts(
+        self, input_ids: torch.Tensor, segment_ids: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The three embeddings that are summed, each (B, T, D)."""
+        _check_ids(input_ids, segment_ids, self.config)
+        if segment_ids is None:
+            segment_ids = torch.zeros_like(input_ids)
+        positions = torch.arange(input_ids.shape[1], device=input_ids.device)  # (T,)
+        return self.token(input_ids), self.segment(segment_ids), self.position(positions)[None]
+
+    def forward(
+        self, input_ids: torch.Tensor, segment_ids: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """input_ids (B, T), segment_ids (B, T) -> (B, T, D)."""
+        token, segment, position = self.parts(input_ids, segment_ids)
+        return self.dropout(self.norm(token + segment + position))
+
+
+def _check_ids(
+    input_ids: torch.Tensor, segment_ids: torch.Tensor | None, config: BertConfig
+) -> None:
+    if not isinstance(input_ids, torch.Tensor) or input_ids.ndim != 2:
+        raise ValueError(f"input_ids must be a (B, T) tensor, got {shape_of(input_ids)}")
+    if input_ids.shape[1] > config.max_position:
+        raise ValueError(
+            f"input_ids has length {input_ids.shape[1]} > max_position={config.max_position}"
+        )
+    if input_ids.numel() and (input_ids.min() < 0 or input_ids.max() >= config.vocab_size):
+        raise ValueError(f"input_ids must lie in [0, vocab_size={config.vocab_size})")
+    if segment_ids is not None and segment_ids.shape != input_ids.shape:
+        raise ValueError(
+            f"segment_ids has shape {tuple(segment_ids.shape)}, input_ids "
+            f"{tuple(input_ids.shape)}; they must match"
+        )
+
+
+class BertOutput(NamedTuple):
+    hidden: torch.Tensor  # (B, T, D) last layer
+    pooled: torch.Tensor  # (B, D) tanh(W h_[CLS] + b)
+    hidden_states: list[torch.Tensor]  # embeddings + each layer, (B, T, D)
+    attentions: list[torch.Tensor]  # per layer (B, H, T, T)
+
+
+class BertModel(nn.Module):
+    """Embeddings, a stack of post-norm GELU encoder layers, and the [CLS] pooler.
+
+    Lecture 08; Devlin et al. 2019 section 3.
+    """
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        self.config = config
+        self.embeddings = BertEmbeddings(config)
+        self.encoder = Encoder(
+            config.num_layers,
+            config.hidden_size,
+            config.num_heads,
+            config.intermediate_size,
+            dropout=config.dropout,
+            activation="gelu",
+            layer_norm_eps=config.layer_norm_eps,
+        )
+        self.pooler = nn.Linear(config.hidden_size, config.hidden_size)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        segment_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ) -> BertOutput:
+        """input_ids (B, T); attention_mask (B, T) True at real tokens (default: all)."""
+        x = self.embeddings(input_ids, segment_ids)  # (B, T) -> (B, T, D)
+        mask = None
+        if attention_mask is not None:
+            if attention_mask.shape != input_ids.shape:
+                raise ValueError(
+                    f"attention_mask has shape {tuple(attention_mask.shape)}, input_ids "
+                    f"{tuple(input_ids.shape)}; they must match"
+                )
+            mask = key_padding_mask(attention_mask.bool())  # (B, T) -> (B, 1, 1, T)
+        hidden_states, attentions = [x], []
+        for layer in self.encoder.layers:
+            x, weights = layer(x, mask)
+            hidden_states.append(x)
+            attentions.append(weights)
+        pooled = torch.tanh(self.pooler(x[:, 0]))  # (B, T, D) -> (B, D): the [CLS] position
+        return BertOutput(x, pooled, hidden_states, attentions)
+
+
+class PreTrainingOutput(NamedTuple):
+    mlm_logits: torch.Tensor  # (B, T, V)
+    nsp_logits: torch.Tensor  # (B, 2): 0 = IsNext, 1 = NotNext
+    hidden_states: list[torch.Tensor]
+    attentions: list[torch.Tensor]
+
+
+class BertForPreTraining(nn.Module):
+    """BERT with the masked-LM head (decoder tied to the token embeddings) and the NSP head.
+
+    Lecture 08; Devlin et al. 2019 section 3.1 and appendix A.2.
+    """
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        check_instance("config", config, BertConfig)
+        self.config = config
+        self.bert = BertModel(config)
+        D = config.hidden_size
+        self.mlm_dense = nn.Linear(D, D)
+        self.mlm_norm = nn.LayerNorm(D, eps=config.layer_norm_eps)
+        self.mlm_bias = nn.Parameter(torch.zeros(config.vocab_size))
+        self.nsp = nn.Linear(D, 2)
+        self.apply(init_bert_weights)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        segment_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ) -> PreTrainingOutput:
+        out = self.bert(input_ids, segment_ids, attention_mask)
+        h = self.mlm_norm(F.gelu(self.mlm_dense(out.hidden)))  # (B, T, D)
+        # the decoder shares its weights with the token embeddings: (B, T, D) -> (B, T, V)
+        mlm_logits = h @ self.bert.embeddings.token.weight.T + self.mlm_bias
+        return PreTrainingOutput(
+            mlm_logits, self.nsp(out.pooled), out.hidden_states, out.attentions
+        )
+
+    @classmethod
+    @torch.no_grad()
+    def from_hf(cls, hf_model: nn.Module) -> BertForPreTraining:
+        """Build the same model from a ``transformers.BertForPreTraining`` and copy its weights."""
+        if type(hf_model).__name__ != "BertForPreTraining":
+            raise ValueError(
+                f"hf_model must be a transformers.BertForPreTraining, got {type(hf_model).__name__}"
+            )
+        c, abs_ = hf_model.config, "absolute"
+        unsupported = {
+            "hidden_act": (c.hidden_act, "gelu"),
+            "position_embedding_type": (getattr(c, "position_embedding_type", 0) or abs_, abs_),
+            "tie_word_embeddings": (getattr(c, "tie_word_embeddings", True), True),
+            "is_decoder": (c.is_decoder, False),
+        }
+        for name, (seen, wanted) in unsupported.items():
+            if seen != wanted:
+                raise ValueError(f"hf_model.config.{name}={seen!r} is not supported ({wanted!r})")
+        config = BertConfig(
+            vocab_size=c.vocab_size,
+            hidden_size=c.hidden_size,
+            num_layers=c.num_hidden_layers,
+            num_heads=c.num_attention_heads,
+            intermediate_size=c.intermediate_size,
+            max_position=c.max_position_embeddings,
+            type_vocab_size=c.type_vocab_size,
+            dropout=c.hidden_dropout_prob,
+            layer_norm_eps=c.layer_norm_eps,
+            pad_id=c.pad_token_id if c.pad_token_id is not None else 0,
+        )
+        model = cls(config)
+        hf_bert, emb = hf_model.bert, model.bert.embeddings
+        pairs = [
+            (emb.token, hf_bert.embeddings.word_embeddings),
+            (emb.segment, hf_bert.embeddings.token_type_embeddings),
+            (emb.position, hf_bert.embeddings.position_embeddings),
+            (emb.norm, hf_bert.embeddings.LayerNorm),
+            (model.bert.pooler, hf_bert.pooler.dense),
+            (model.mlm_dense, hf_model.cls.predictions.transform.dense),
+            (model.mlm_norm, hf_model.cls.predictions.transform.LayerNorm),
+            (model.nsp, hf_model.cls.seq_relationship),
+        ]
+        for mine, theirs in zip(model.bert.encoder.layers, hf_bert.encoder.layer, strict=True):
+            attn = theirs.attention
+            pairs += [
+                (mine.self_attn.w_q, attn.self.query),
+                (mine.self_attn.w_k, attn.self.key),
+                (mine.self_attn.w_v, attn.self.value),
+                (mine.self_attn.w_o, attn.output.dense),
+                (mine.norm1, attn.output.LayerNorm),
+                (mine.ffn.linear1, theirs.intermediate.dense),
+                (mine.ffn.linear2, theirs.output.dense),
+                (mine.norm2, theirs.output.LayerNorm),
+            ]
+        copy_parameters(pairs)
+        model.mlm_bias.copy_(hf_model.cls.predictions.bias)
+        return model.train(hf_model.training)
+
+
+def mask_tokens(
+    input_ids: torch.Tensor,
+    *,
+    vocab_size: int,
+    prob: float = 0.15,
+    mask_id: int = MASK_ID,
+    num_special: int = len(SPECIAL_TOKENS),
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT's masking: choose ``prob`` of the non-special tokens; of those 80 % -> [MASK],
+    10 % -> a random (non-special) token, 10 % unchanged.
+
+    Args:
+        input_ids: (B, T) long. Ids below ``num_special`` ([PAD], [CLS], [SEP], ...) are never
+            chosen.
+        vocab_size: V; random replacements are drawn from [num_special, V).
+
+    Returns:
+        masked_ids (B, T), and labels (B, T): the original id at chosen positions, -100
+        elsewhere (the value ``F.cross_entropy`` ignores).
+
+    Lecture 08; Devlin et al. 2019 section 3.1 ("Task #1: Masked LM").
+    """
+    if not isinstance(input_ids, torch.Tensor) or input_ids.ndim != 2:
+        raise ValueError(f"input_ids must be a (B, T) tensor, got {shape_of(input_ids)}")
+    if not 0 < prob <= 1:
+        raise ValueError(f"prob must be in (0, 1], got {prob}")
+    if vocab_size <= num_special:
+        raise ValueError(f"vocab_size={vocab_size} must exceed num_special={num_special}")
+    chosen = (torch.rand(input_ids.shape, generator=generator) < prob) & (input_ids >= num_special)
+    labels = torch.where(chosen, input_ids, torch.full_like(input_ids, -100))
+    action = torch.rand(input_ids.shape, generator=generator)  # < .8 mask, < .9 random, else keep
+    random_ids = torch.randint(num_special, vocab_size, input_ids.shape, generator=generator)
+    masked = torch.where(chosen & (action < 0.8), torch.full_like(input_ids, mask_id), input_ids)
+    masked = torch.where(chosen & (action >= 0.8) & (action < 0.9), random_ids, masked)
+    return masked, labels
+
+
+@torch.no_grad()
+def fill_mask(
+    model: BertForPreTraining, tokenizer: WordPieceTokenizer, text: str, k: int = 5
+) -> list[list[tuple[str, float]]]:
+    """Top-k (token, probability) for every [MASK] in ``text`` (one or two sentences: a
+    " [SEP] " in the text separates sentence A from sentence B).
+
+    Lecture 08; Devlin et al. 2019 section 3.1 (masked LM at use time).
+    """
+    check_instance("model", model, BertForPreTraining)
+    check_positive_int("k", k)
+    if k > len(tokenizer):
+        raise ValueError(f"k={k} is larger than the vocabulary ({len(tokenizer)} tokens)")
+    a, _, b = text.partition("[SEP]")
+    ids, segments = tokenizer.encode_pair(a, b.strip() or None)
+    if MASK_ID not in ids:
+        raise ValueError(f"text has no [MASK] token: {text!r}")
+    out = model(torch.tensor([ids]), torch.tensor([segments]))
+    probs = out.mlm_logits[0].softmax(-1)  # (T, V)
+    result = []
+    for pos in [i for i, t in enumerate(ids) if t == MASK_ID]:
+        top = probs[pos].topk(k)
+        tokens = tokenizer.convert_ids_to_tokens(top.indices.tolist())
+        result.append([(t, float(p)) for t, p in zip(tokens, top.values, strict=True)])
+    return result
+
+
+@torch.no_grad()
+def nsp_probability(
+    model: BertForPreTraining, tokenizer: WordPieceTokenizer, a: str, b: str
+) -> float:
+    """P(IsNext | [CLS] a [SEP] b [SEP]).
+
+    Lecture 08; Devlin et al. 2019 section 3.1 ("Task #2: Next Sentence Prediction").
+    """
+    check_instance("model", model, BertForPreTraining)
+    ids, segments = tokenizer.encode_pair(a, b)
+    out = model(torch.tensor([ids]), torch.tensor([segments]))
+    return float(out.nsp_logits[0].softmax(-1)[IS_NEXT])

@@ -1,0 +1,80 @@
+"""A left-to-right Transformer language model of BERT's size: lecture 08's baseline.
+
+Public API::
+
+    lm = CausalLM(BertConfig.tiny())
+    logits, attentions = lm(input_ids, segment_ids=None, attention_mask=None)
+    #   logits (B, T, V): position t predicts token t + 1; attentions: per layer (B, H, T, T)
+    loss = causal_lm_loss(lm, batch)    # batch as made by lecturekit.shipped.bert
+
+Lecture 08; Radford et al. 2018 (GPT); Devlin et al. 2019 figure 3 (OpenAI GPT).
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lecturekit.layers import Encoder
+from lecturekit.masking import causal_mask, combine_masks, key_padding_mask
+from lecturekit.models.bert import BertConfig, BertEmbeddings, init_bert_weights
+from lecturekit.tokenization import PAD_ID
+from lecturekit.utils.checks import check_instance
+
+__all__ = ["CausalLM", "causal_lm_loss"]
+
+
+class CausalLM(nn.Module):
+    """A left-to-right Transformer LM of BERT's size: the same embeddings and encoder layers,
+    but each position may attend only to itself and the positions before it.
+
+    forward(input_ids (B, T), segment_ids=None, attention_mask=None) -> (logits (B, T, V)
+    predicting the NEXT token, attentions list of (B, H, T, T)).
+
+    Lecture 08 (the left-to-right baseline); Radford et al. 2018.
+    """
+
+    def __init__(self, config: BertConfig):
+        super().__init__()
+        check_instance("config", config, BertConfig)
+        self.config = config
+        self.embeddings = BertEmbeddings(config)
+        self.encoder = Encoder(
+            config.num_layers,
+            config.hidden_size,
+            config.num_heads,
+            config.intermediate_size,
+            dropout=config.dropout,
+            activation="gelu",
+            layer_norm_eps=config.layer_norm_eps,
+        )
+        D = config.hidden_size
+        self.head_dense, self.head_norm = (
+            nn.Linear(D, D),
+            nn.LayerNorm(D, eps=config.layer_norm_eps),
+        )
+        self.head_bias = nn.Parameter(torch.zeros(config.vocab_size))
+        self.apply(init_bert_weights)
+
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        segment_ids: torch.Tensor | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        x = self.embeddings(input_ids, segment_ids)  # (B, T) -> (B, T, D)
+        mask = causal_mask(input_ids.shape[1])  # (T, T)
+        if attention_mask is not None:
+            mask = combine_masks(mask, key_padding_mask(attention_mask.bool()))  # (B, 1, T, T)
+        x, attentions = self.encoder(x, mask)
+        h = self.head_norm(F.gelu(self.head_dense(x)))
+        return h @ self.embeddings.token.weight.T + self.head_bias, attentions  # (B, T, V)
+
+
+def causal_lm_loss(model: CausalLM, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Next-token cross-entropy on the unmasked ``[CLS] A [SEP] B [SEP]`` sequences."""
+    ids = batch["original_ids"]
+    logits, _ = model(ids, batch["segment_ids"], batch["attention_mask"])
+    targets = ids[:, 1:].masked_fill(ids[:, 1:] == PAD_ID, -100)
+    return F.cross_entropy(logits[:, :-1].flatten(0, 1), targets.flatten())

@@ -1,0 +1,294 @@
+"""RNN encoder-decoder: the fixed-vector bottleneck, and attention that removes it.
+
+Public API::
+
+    config = Seq2SeqConfig.tiny(attention="dot")    # the lecture's sizes; attention=None: none
+    model = Seq2Seq(config)
+    logits, weights = model(src, src_len, tgt_in)   # (B, T, V), (B, T, S) or None (bottleneck)
+    step = model.step_function(src_ids)             # for lecturekit.decoding: (N, t) -> (N, V)
+    Encoder(vocab_size, emb_dim, hidden_dim)(src, src_len) -> states (B, S, H), final (B, H)
+    BottleneckDecoder(...)(tgt_in, states, final, src_mask) -> logits, None
+    AttentionDecoder(..., score="additive")(tgt_in, states, final, src_mask) -> logits, weights
+
+The encoder is a bidirectional GRU with H/2 units per direction, so its states h_i have the
+decoder's width H and every scoring function (dot included) compares them directly; its final
+state (the last forward and the first backward state, through a linear "bridge") starts the
+decoder. The *bottleneck* decoder sees
+the source only through that one vector. The *attention* decoder (Luong et al. 2015, global
+attention without input feeding) also scores its state s_t against every encoder state h_i
+with any of the six scoring functions of lecturekit.attention, and predicts from
+tanh(W_c [c_t; s_t]) with the context c_t = sum_i a_ti h_i.
+
+Lecture 01 (bottleneck); lecture 02 (scoring functions); Bahdanau et al. 2015; Luong et al. 2015.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+
+from lecturekit.attention import SCORE_FUNCTIONS, make_score
+from lecturekit.masking import padding_mask
+from lecturekit.utils.checks import check_instance, check_positive_int
+from lecturekit.utils.config import ModelConfig
+
+__all__ = ["Seq2SeqConfig", "Encoder", "BottleneckDecoder", "AttentionDecoder", "Seq2Seq"]
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig(ModelConfig):
+    """Sizes of a Seq2Seq model. ``attention=None`` gives the bottleneck decoder; otherwise
+    the name of a scoring function ("dot", "scaled_dot", "general", "additive", "cosine",
+    "location").
+
+    The defaults are the sizes of Bahdanau et al.'s RNNsearch (30,000-word vocabularies,
+    620-dimensional embeddings, 1000 hidden units, additive attention; here the encoder's two
+    directions share the 1000, so that every scoring function compares states of one width);
+    ``tiny()`` is lectures 01, 02 and 07's: embeddings 64, hidden 192, the toy translation
+    task's vocabularies (46 and 68 words; ``lecturekit.datasets.translation``).
+
+    Lecture 01; Bahdanau et al. 2015 section 4.2.
+    """
+
+    TINY: ClassVar[dict[str, object]] = {"src_vocab_size": 46, "tgt_vocab_size": 68,
+                                         "emb_dim": 64, "hidden_dim": 192}  # fmt: skip
+
+    src_vocab_size: int = 30000
+    tgt_vocab_size: int = 30000
+    attention: str | None = "additive"
+    emb_dim: int = 620
+    hidden_dim: int = 1000
+    max_src_len: int = 80  # only used by the "location" score
+    pad_id: int = 0  # the special tokens of both vocabularies
+    bos_id: int = 1
+    eos_id: int = 2
+
+    def __post_init__(self):
+        for name in ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "max_src_len"):
+            check_positive_int(name, getattr(self, name))
+        if self.hidden_dim % 2:
+            raise ValueError(f"hidden_dim={self.hidden_dim} must be even (two GRU directions)")
+        if self.attention is not None and self.attention not in SCORE_FUNCTIONS:
+            raise ValueError(
+                f"attention={self.attention!r} is not None or one of {sorted(SCORE_FUNCTIONS)}"
+            )
+        for name in ("pad_id", "bos_id", "eos_id"):
+            value = getattr(self, name)
+            vocab = min(self.src_vocab_size, self.tgt_vocab_size)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < vocab:
+                raise ValueError(f"{name}={value!r} must be a token id in 0..{vocab - 1}")
+
+
+class Encoder(nn.Module):
+    """Bidirectional GRU over the source, hidden_dim/2 units per direction.
+
+    Lecture 01; Bahdanau et al. 2015 section 3.2.
+    """
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = 0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+        self.rnn = nn.GRU(emb_dim, hidden_dim // 2, batch_first=True, bidirectional=True)
+        self.bridge = nn.Linear(hidden_dim, hidden_dim)  # final state -> decoder's s_0
+
+    def forward(
+        self, src: torch.Tensor, src_len: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """src (B, S) ids, src_len (B,) -> states (B, S, H) (zeros at padding), final (B, H)."""
+        packed = pack_padded_sequence(
+            self.embedding(src), src_len.cpu(), batch_first=True, enforce_sorted=False
+        )
+        out, h_n = self.rnn(packed)  # h_n (2, B, H/2): last forward, first backward
+        states, _ = pad_packed_sequence(out, batch_first=True, total_length=src.shape[1])
+        final = torch.tanh(self.bridge(torch.cat([h_n[0], h_n[1]], dim=-1)))  # (B, H) -> (B, H)
+        return states, final
+
+
+class _Decoder(nn.Module):
+    """Shared interface: ``forward`` for teacher forcing, ``run`` to continue from a state."""
+
+    def forward(
+        self,
+        tgt_in: torch.Tensor,
+        states: torch.Tensor,
+        final: torch.Tensor,
+        src_mask: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """tgt_in (B, T), states (B, S, H), final (B, H), src_mask (B, S) bool.
+
+        Returns logits (B, T, V) and attention weights (B, T, S), one row per target step
+        (None for the bottleneck decoder).
+        """
+        logits, weights, _ = self.run(tgt_in, states, final, src_mask)
+        return logits, weights
+
+
+class BottleneckDecoder(_Decoder):
+    """GRU decoder whose only view of the source is the encoder's final vector.
+
+    Lecture 01; Sutskever et al. 2014, Cho et al. 2014.
+    """
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = 0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
+        self.out = nn.Linear(hidden_dim, vocab_size)
+
+    def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, None, torch.Tensor]:
+        """As forward, from hidden state h0 (B, H); also returns the last hidden state (B, H).
+        ``states`` and ``src_mask`` are ignored: that is the bottleneck."""
+        s, h_n = self.rnn(self.embedding(tgt_in), h0[None])  # (B, T, E), (1, B, H) -> (B, T, H)
+        return self.out(s), None, h_n[0]
+
+
+class AttentionDecoder(_Decoder):
+    """GRU decoder that attends over all encoder states at every step.
+
+    Lecture 02; Luong et al. 2015 section 3.1 (global attention, eq. 5-6).
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        score: str = "additive",
+        max_src_len: int = 80,
+        pad_id: int = 0,
+    ):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
+        # queries s_t and keys h_i both have width hidden_dim: every score applies as is
+        self.score = make_score(
+            score, hidden_dim, hidden_dim, hidden_dim=hidden_dim, max_len=max_src_len
+        )
+        self.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c [c_t; s_t]
+        self.out = nn.Linear(hidden_dim, vocab_size)
+
+    def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """As forward, from hidden state h0 (B, H); also returns the last hidden state (B, H)."""
+        s, h_n = self.rnn(self.embedding(tgt_in), h0[None])  # -> (B, T, H) queries s_t
+        context, weights = self.score.attend(s, states, states, src_mask[:, None, :])
+        # context (B, T, H), weights (B, T, S); mask (B, S) -> (B, 1, S) broadcasts over T
+        h = torch.tanh(self.combine(torch.cat([context, s], dim=-1)))  # (B, T, 2H) -> (B, T, H)
+        return self.out(h), weights, h_n[0]
+
+
+class Seq2Seq(nn.Module):
+    """Encoder + bottleneck or attention decoder, as set by ``config.attention``.
+
+    Lecture 01.
+    """
+
+    def __init__(self, config: Seq2SeqConfig):
+        super().__init__()
+        check_instance("config", config, Seq2SeqConfig)
+        self.config = c = config
+        self.encoder = Encoder(c.src_vocab_size, c.emb_dim, c.hidden_dim, c.pad_id)
+        if c.attention is None:
+            self.decoder: nn.Module = BottleneckDecoder(
+                c.tgt_vocab_size, c.emb_dim, c.hidden_dim, c.pad_id
+            )
+        else:
+            self.decoder = AttentionDecoder(
+                c.tgt_vocab_size, c.emb_dim, c.hidden_dim, c.attention, c.max_src_len, c.pad_id
+            )
+
+    def _check(self, src: torch.Tensor, src_len: torch.Tensor) -> None:
+        if src.ndim != 2 or src.dtype != torch.long:
+            raise ValueError(f"src must be (B, S) long, got {tuple(src.shape)} {src.dtype}")
+        if src_len.shape != (src.shape[0],):
+            raise ValueError(
+                f"src_len must be (B,) = ({src.shape[0]},), got {tuple(src_len.shape)}"
+            )
+        if src_len.min() < 1 or src_len.max() > src.shape[1]:
+            raise ValueError(f"src_len must lie in 1..S={src.shape[1]}, got {src_len.tolist()}")
+
+    def forward(
+        self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Teacher forcing: src (B, S), src_len (B,), tgt_in (B, T) = <bos> y_1 .. y_{T-1}.
+
+        Returns logits (B, T, V) for y_1 .. y_T and attention weights (B, T, S) (None for the
+        bottleneck decoder).
+        """
+        self._check(src, src_len)
+        if tgt_in.ndim != 2 or tgt_in.shape[0] != src.shape[0]:
+            raise ValueError(f"tgt_in must be (B={src.shape[0]}, T), got {tuple(tgt_in.shape)}")
+        states, final = self.encoder(src, src_len)
+        return self.decoder(tgt_in, states, final, padding_mask(src_len, src.shape[1]))
+
+    @torch.no_grad()
+    def greedy_decode(
+        self, src: torch.Tensor, src_len: torch.Tensor, max_len: int
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Batched greedy decoding, one GRU step at a time.
+
+        Returns ids (B, max_len) (PAD after each <eos>) and weights (B, max_len, S) or None.
+        Gives the same tokens as ``lecturekit.decoding.greedy_search`` with ``step_function``.
+        """
+        self._check(src, src_len)
+        check_positive_int("max_len", max_len)
+        states, h = self.encoder(src, src_len)
+        mask = padding_mask(src_len, src.shape[1])
+        B, pad, eos = src.shape[0], self.config.pad_id, self.config.eos_id
+        token = torch.full((B, 1), self.config.bos_id, dtype=torch.long)
+        done = torch.zeros(B, dtype=torch.bool)
+        ids, all_weights = [], []
+        for _ in range(max_len):
+            logits, weights, h = self.decoder.run(token, states, h, mask)  # logits (B, 1, V)
+            token = logits[:, -1].argmax(-1, keepdim=True)  # (B, 1)
+            token[done] = pad
+            ids.append(token[:, 0])
+            if weights is not None:
+                all_weights.append(weights[:, 0])
+            done |= token[:, 0] == eos
+            if done.all():
+                break
+        out = torch.full((B, max_len), pad, dtype=torch.long)
+        out[:, : len(ids)] = torch.stack(ids, 1)
+        if not all_weights:
+            return out, None
+        w = torch.zeros(B, max_len, src.shape[1])
+        w[:, : len(all_weights)] = torch.stack(all_weights, 1)
+        return out, w
+
+    @torch.no_grad()
+    def step_function(
+        self, src_ids: torch.Tensor | list[int]
+    ) -> Callable[[torch.Tensor], torch.Tensor]:
+        """A step function for ``lecturekit.decoding`` that translates one source sentence.
+
+        ``step(prefix_ids (N, t)) -> log_probs (N, V)``: the log-probabilities of the next
+        target token after each of N prefixes (each starts with <bos>). The encoder runs once;
+        each call reruns the decoder over the prefixes (simple, and fast enough at these sizes).
+        """
+        src = torch.as_tensor(src_ids, dtype=torch.long).reshape(1, -1)
+        src_len = torch.tensor([src.shape[1]])
+        self._check(src, src_len)
+        was_training = self.training
+        self.eval()
+        states, final = self.encoder(src, src_len)
+        mask = padding_mask(src_len, src.shape[1])
+        if was_training:
+            self.train()
+
+        @torch.no_grad()
+        def step(prefix_ids: torch.Tensor) -> torch.Tensor:
+            N = prefix_ids.shape[0]
+            logits, _ = self.decoder(
+                prefix_ids,
+                states.expand(N, -1, -1),
+                final.expand(N, -1),
+                mask.expand(N, -1),
+            )
+            return torch.log_softmax(logits[:, -1], dim=-1)  # (N, t, V) -> (N, V)
+
+        return step

@@ -1,0 +1,143 @@
+"""The shipped translation models of lectures 01, 02 and 07: train, save, regenerate.
+
+Four RNN encoder-decoders (``Seq2SeqConfig.tiny()``) trained on the toy task's 20,000 pairs
+(``lecturekit.datasets.translation.default_data()``) with one budget (``TRAINING``):
+``seq2seq_none`` (no attention: the bottleneck) and ``seq2seq_dot``, ``seq2seq_general``,
+``seq2seq_additive`` (attention with three scoring functions).
+
+Public API::
+
+    MODELS                                              # shipped name -> attention score
+    TRAINING                                            # the shipped models' budget
+    model = load_shipped("seq2seq_dot")                 # lecturekit.shipped (hash-checked)
+    model, history = train_seq2seq(attention="additive", data=None, epochs=..., seed=0)
+    loss = seq2seq_loss(model, batch)                   # token cross-entropy (padding ignored)
+
+Evaluation (``translate``, ``exact_match``) is in ``lecturekit.experiments.translation``.
+
+Command line (regenerates the shipped checkpoints and their MANIFEST lines)::
+
+    python -m lecturekit.shipped.seq2seq [--models seq2seq_none ...] [--epochs N] [--threads 1]
+
+Lecture 01; Sutskever et al. 2014; Bahdanau et al. 2015; Luong et al. 2015.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from lecturekit.datasets.translation import PAD, Batch, Pair, TranslationData, batches, default_data
+from lecturekit.experiments.translation import exact_match
+from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
+from lecturekit.shipped.store import DATA_DIR, save_shipped
+from lecturekit.training import History, fit
+from lecturekit.utils.checks import check_choice
+
+__all__ = ["MODELS", "TRAINING", "RECIPE", "seq2seq_loss", "train_seq2seq", "main"]
+
+MODELS = {"seq2seq_none": None, "seq2seq_additive": "additive", "seq2seq_general": "general",
+          "seq2seq_dot": "dot"}  # fmt: skip
+TRAINING = {"epochs": 10, "batch_size": 64, "lr": 2e-3, "lr_decay": 0.75, "seed": 0}
+# what a checkpoint records besides TRAINING
+RECIPE = {"data": "lecturekit.datasets.translation.default_data()", "optimizer": "Adam",
+          "clip": 1.0}  # fmt: skip
+
+
+def seq2seq_loss(model: Seq2Seq, batch: Batch) -> torch.Tensor:
+    """Mean cross-entropy of the next target token under teacher forcing, padding ignored.
+
+    Lecture 01.
+    """
+    logits, _ = model(batch.src, batch.src_len, batch.tgt_in)  # (B, T, V)
+    return F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
+
+
+def train_seq2seq(
+    attention: str | None = "additive",
+    data: TranslationData | None = None,
+    *,
+    epochs: int = TRAINING["epochs"],
+    batch_size: int = TRAINING["batch_size"],
+    lr: float = TRAINING["lr"],
+    lr_decay: float = TRAINING["lr_decay"],
+    seed: int = TRAINING["seed"],
+    progress: bool = True,
+    eval_pairs: Sequence[Pair] | None = None,
+) -> tuple[Seq2Seq, History]:
+    """Train ``Seq2SeqConfig.tiny(attention=...)`` (None or "none": the bottleneck) on
+    ``data.train`` with ``lecturekit.training.fit`` (Adam, per-epoch decay, clipping at 1).
+
+    ``history.eval`` holds exact match on ``eval_pairs`` (default: the validation split) after
+    each epoch.
+
+    Lecture 01.
+    """
+    data = data or default_data()
+    attention = None if attention in (None, "none") else attention
+    torch.manual_seed(seed)
+    vocab_sizes = {"src_vocab_size": len(data.src_vocab), "tgt_vocab_size": len(data.tgt_vocab)}
+    config = Seq2SeqConfig.tiny(**vocab_sizes, attention=attention)
+    model = Seq2Seq(config)
+    eval_pairs = data.valid if eval_pairs is None else eval_pairs
+
+    def make_batches(epoch: int, generator: torch.Generator):
+        return batches(data.train, data.src_vocab, data.tgt_vocab, batch_size, generator)
+
+    history = fit(
+        model,
+        make_batches,
+        seq2seq_loss,
+        epochs=epochs,
+        lr=lr,
+        lr_decay=lr_decay,
+        clip=RECIPE["clip"],
+        seed=seed,
+        eval_fn=lambda m: exact_match(m, eval_pairs, data).float().mean().item(),
+        progress=progress,
+        desc=f"seq2seq ({attention or 'no attention'})",
+    )
+    return model, history
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Regenerate the shipped translation checkpoints (minutes each on a laptop CPU)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m lecturekit.shipped.seq2seq",
+        description="Train the toy translation models of lectures 01, 02 and 07.",
+    )
+    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME",
+                        help=f"which (default all): {' '.join(MODELS)}")  # fmt: skip
+    parser.add_argument("--epochs", type=int, default=TRAINING["epochs"])
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--data-dir", default=str(DATA_DIR), help="where to write (default data/)")
+    args = parser.parse_args(argv)
+    for name in args.models:
+        try:
+            check_choice("--models", name, MODELS)
+        except ValueError as err:
+            parser.error(str(err))
+    if args.epochs < 1 or args.threads < 1:
+        parser.error(f"--epochs and --threads must be >= 1, got {args.epochs}, {args.threads}")
+    torch.set_num_threads(args.threads)
+    data = default_data()
+    long_test = [p for p in data.test if len(p.src) >= 30]
+    for name in args.models:
+        model, history = train_seq2seq(MODELS[name], data, epochs=args.epochs)
+        em_long = exact_match(model, long_test, data).float().mean().item()
+        em_all = exact_match(model, data.test, data).float().mean().item()
+        recipe = {**RECIPE, **TRAINING, "epochs": args.epochs}
+        path = save_shipped(model, name, training=recipe, data_dir=args.data_dir)
+        print(
+            f"{name}: {history.seconds:.0f} s, final loss {history.loss[-1]:.4f}, test exact "
+            f"match {em_all:.4f} (>= 30 tokens: {em_long:.4f}) -> {path.name}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

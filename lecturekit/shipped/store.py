@@ -1,0 +1,216 @@
+"""The checkpoint store: the shipped models in data/, each listed with its sha256 in data/MANIFEST.
+
+Public API::
+
+    shipped_names()                      # every shipped model, e.g. "seq2seq_dot", "bert_tiny"
+    model = load_shipped("bert_tiny")    # the model, in eval mode (sha256 checked)
+    tok = load_tokenizer("bert_tiny")    # its WordPiece tokenizer (models that have one)
+    info = shipped_info("bert_tiny")     # ShippedInfo(name, model, config, training, file)
+    save_shipped(model, name, training=recipe, vocab=None, data_dir=DATA_DIR)   # + MANIFEST
+    sha256_of(path), read_manifest(data_dir)
+
+One metadata layout for every checkpoint (safetensors metadata, strings):
+
+    "format"    "lecturekit-checkpoint/1"
+    "model"     the class in lecturekit.models: Seq2Seq, Transformer, BertForPreTraining,
+                CausalLM or ViT
+    "config"    JSON of ``model.config.to_dict()``
+    "training"  JSON of the recipe that trained it (data, budget, optimiser, seed)
+    "vocab"     JSON list of the tokenizer's vocabulary (only models that read WordPiece ids)
+
+The tensors are the model's ``state_dict()``. Loading refuses a file whose hash differs from
+the MANIFEST, or that the MANIFEST does not list, with a ValueError that says how to regenerate
+it. Nothing is ever downloaded. The modules next to this one train, save and evaluate each
+shipped model (``python -m lecturekit.shipped.<module>`` regenerates them).
+
+Lectures 01, 02, 07-10 (the models they load).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from torch import nn
+
+from lecturekit.models.bert import BertConfig, BertForPreTraining
+from lecturekit.models.causal_lm import CausalLM
+from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
+from lecturekit.models.transformer import Transformer, TransformerConfig
+from lecturekit.models.vit import ViT, ViTConfig
+from lecturekit.tokenization import WordPieceTokenizer
+
+__all__ = [
+    "DATA_DIR",
+    "FORMAT",
+    "MODEL_CLASSES",
+    "ShippedInfo",
+    "sha256_of",
+    "read_manifest",
+    "shipped_names",
+    "shipped_info",
+    "load_shipped",
+    "load_tokenizer",
+    "save_shipped",
+]
+
+DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+FORMAT = "lecturekit-checkpoint/1"
+SUFFIX = ".safetensors"
+# class name in the metadata -> (model class, its config class)
+MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
+    "Seq2Seq": (Seq2Seq, Seq2SeqConfig),
+    "Transformer": (Transformer, TransformerConfig),
+    "BertForPreTraining": (BertForPreTraining, BertConfig),
+    "CausalLM": (CausalLM, BertConfig),
+    "ViT": (ViT, ViTConfig),
+}
+
+
+@dataclass(frozen=True)
+class ShippedInfo:
+    """What a shipped checkpoint says about itself (its metadata), without the weights."""
+
+    name: str
+    model: str  # class name, a key of MODEL_CLASSES
+    config: dict[str, object]
+    training: dict[str, object]
+    has_tokenizer: bool
+    file: Path
+
+
+def sha256_of(path: Path | str) -> str:
+    """The sha256 hex digest of a file."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def read_manifest(data_dir: Path | str = DATA_DIR) -> dict[str, str]:
+    """{file name: sha256} from data_dir/MANIFEST (lines "sha256  name"; # comments)."""
+    path = Path(data_dir) / "MANIFEST"
+    entries: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                digest, name = line.split(maxsplit=1)
+                entries[name] = digest
+    return entries
+
+
+def _write_manifest(entries: dict[str, str], data_dir: Path) -> None:
+    lines = ["# sha256  path (relative to data/) -- one line per shipped artefact"]
+    lines += [f"{digest}  {name}" for name, digest in sorted(entries.items())]
+    (data_dir / "MANIFEST").write_text("\n".join(lines) + "\n")
+
+
+def shipped_names(data_dir: Path | str = DATA_DIR) -> list[str]:
+    """The names of the shipped models: the checkpoints data/MANIFEST lists, without suffix."""
+    return sorted(f[: -len(SUFFIX)] for f in read_manifest(data_dir) if f.endswith(SUFFIX))
+
+
+def _path(name: object, data_dir: Path | str) -> Path:
+    """The verified checkpoint file of shipped model ``name``."""
+    data_dir = Path(data_dir)
+    names = shipped_names(data_dir)
+    if name not in names:
+        raise ValueError(f"name={name!r} is not a shipped model; choose from {names}")
+    file = f"{name}{SUFFIX}"
+    path = data_dir / file
+    if not path.exists():
+        raise ValueError(f"checkpoint {file!r} is missing from {data_dir.name}/")
+    expected, actual = read_manifest(data_dir)[file], sha256_of(path)
+    if actual != expected:
+        raise ValueError(
+            f"checkpoint {file!r} has sha256 {actual[:12]}..., but MANIFEST says "
+            f"{expected[:12]}...: the file is corrupt or was changed; restore it from git, "
+            "or regenerate it with its command in data/README.md"
+        )
+    return path
+
+
+def _read(name: str, data_dir: Path | str, tensors: bool) -> tuple[dict, dict[str, str], Path]:
+    from safetensors import safe_open
+
+    path = _path(name, data_dir)
+    with safe_open(str(path), framework="pt") as f:
+        meta = f.metadata() or {}
+        state = {k: f.get_tensor(k) for k in f.keys()} if tensors else {}  # noqa: SIM118
+    if meta.get("format") != FORMAT or meta.get("model") not in MODEL_CLASSES:
+        raise ValueError(
+            f"checkpoint {path.name!r} does not have the metadata layout {FORMAT!r} (see "
+            "lecturekit.shipped.store); regenerate it with its command in data/README.md"
+        )
+    return state, meta, path
+
+
+def shipped_info(name: str, data_dir: Path | str = DATA_DIR) -> ShippedInfo:
+    """The metadata of shipped model ``name`` (hash-checked, weights not loaded)."""
+    _, meta, path = _read(name, data_dir, tensors=False)
+    return ShippedInfo(name, meta["model"], json.loads(meta["config"]),
+                       json.loads(meta["training"]), "vocab" in meta, path)  # fmt: skip
+
+
+def load_shipped(name: str, data_dir: Path | str = DATA_DIR) -> nn.Module:
+    """Shipped model ``name`` (see ``shipped_names()``), its sha256 checked, in eval mode.
+
+    Lectures 01, 02, 07-10.
+    """
+    state, meta, _ = _read(name, data_dir, tensors=True)
+    model_class, config_class = MODEL_CLASSES[meta["model"]]
+    model = model_class(config_class.from_dict(json.loads(meta["config"])))
+    model.load_state_dict(state)
+    return model.eval()
+
+
+def load_tokenizer(name: str, data_dir: Path | str = DATA_DIR) -> WordPieceTokenizer:
+    """The WordPiece tokenizer shipped model ``name`` reads its ids with.
+
+    Lecture 08.
+    """
+    _, meta, _ = _read(name, data_dir, tensors=False)
+    if "vocab" not in meta:
+        with_vocab = [n for n in shipped_names(data_dir) if shipped_info(n, data_dir).has_tokenizer]
+        raise ValueError(f"shipped model {name!r} has no tokenizer; these do: {with_vocab}")
+    return WordPieceTokenizer(json.loads(meta["vocab"]))
+
+
+def save_shipped(
+    model: nn.Module,
+    name: str,
+    *,
+    training: dict[str, object],
+    vocab: list[str] | None = None,
+    data_dir: Path | str = DATA_DIR,
+) -> Path:
+    """Write ``model`` as data_dir/<name>.safetensors in the one metadata layout and record its
+    sha256 in data_dir/MANIFEST. ``training`` is the recipe (JSON-ready); ``vocab`` the
+    tokenizer's vocabulary, for models that read WordPiece ids."""
+    from safetensors.torch import save_file
+
+    kind = type(model).__name__
+    if kind not in MODEL_CLASSES:
+        raise ValueError(f"model must be one of {sorted(MODEL_CLASSES)}, got {kind}")
+    if not isinstance(name, str) or not name or "/" in name or name.endswith(SUFFIX):
+        raise ValueError(f"name must be a plain file stem like 'bert_tiny', got {name!r}")
+    data_dir = Path(data_dir)
+    path = data_dir / f"{name}{SUFFIX}"
+    metadata = {
+        "format": FORMAT,
+        "model": kind,
+        "config": json.dumps(model.config.to_dict(), sort_keys=True),
+        "training": json.dumps(training, sort_keys=True),
+    }
+    if vocab is not None:
+        metadata["vocab"] = json.dumps(list(vocab))
+    tensors = {k: v.detach().contiguous().cpu() for k, v in model.state_dict().items()}
+    save_file(tensors, str(path), metadata=metadata)
+    entries = read_manifest(data_dir)
+    entries[path.name] = sha256_of(path)
+    _write_manifest(entries, data_dir)
+    return path

@@ -1,0 +1,222 @@
+"""The shipped image classifiers of lecture 09, and the small-data recipe that trains them.
+
+Public API::
+
+    history = train_classifier(model, data, epochs=40, ...)   # AdamW, warm-up + cosine, augment
+    accuracy(model, images, labels)                           # share of correct predictions
+    model, history = train_vit("vit_digits", data=None)       # a shipped model's recipe, seeded
+    model = load_shipped("vit_digits")                        # lecturekit.shipped (hash-checked)
+    MODELS                                                    # name -> train_classifier settings
+
+The shipped models (``data/<name>.safetensors``; notebook 09 trains the same recipes):
+
+    vit_digits        ViTConfig.tiny(), the recipe of notebook 09 section 5 (centred digits)
+    vit_digits_moved  the same ViT trained 15 epochs on digits all moved by up to 2 pixels
+                      (notebook 09 section 6: its position embeddings show the 2-D layout)
+
+Command line (regenerates them and their MANIFEST lines)::
+
+    python -m lecturekit.shipped.vit [--models vit_digits vit_digits_moved] [--threads 1]
+
+Lecture 09; Touvron et al. 2021 (DeiT) section 6; Loshchilov & Hutter 2019 (AdamW).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import math
+import sys
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from lecturekit.datasets.digits import (
+    DigitsData,
+    batches,
+    load_digits_data,
+    random_affine,
+    random_shift,
+)
+from lecturekit.models.vit import ViT, ViTConfig
+from lecturekit.shipped.store import DATA_DIR, save_shipped
+from lecturekit.training import History, fit
+from lecturekit.utils.checks import check_choice, check_non_negative_int, check_positive_int
+
+__all__ = ["accuracy", "train_classifier", "MODELS", "train_vit", "recipe", "main"]
+
+# name -> the train_classifier settings of a shipped model (the rest are its defaults)
+MODELS: dict[str, dict[str, object]] = {
+    "vit_digits": {"epochs": 40, "seed": 0},
+    "vit_digits_moved": {"epochs": 15, "seed": 0, "max_shift": 2, "rotation": 0.0, "scale": 0.0,
+                         "augment_prob": 1.0},
+}  # fmt: skip
+
+
+def _logits(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
+    out = model(images)
+    return out[0] if isinstance(out, tuple) else out  # a ViT returns (logits, weights)
+
+
+@torch.no_grad()
+def accuracy(
+    model: nn.Module, images: torch.Tensor, labels: torch.Tensor, batch_size: int = 512
+) -> float:
+    """Share of images whose arg-max logit is the label (model in eval mode, restored after).
+
+    ``model(images)`` may return logits (B, classes) or a tuple whose first entry is the logits.
+
+    Lecture 09.
+    """
+    was_training, correct = model.training, 0
+    model.eval()
+    for x, y in batches(images, labels, batch_size):
+        correct += (_logits(model, x).argmax(-1) == y).sum().item()
+    model.train(was_training)
+    return correct / len(labels)
+
+
+def train_classifier(
+    model: nn.Module,
+    data: DigitsData,
+    *,
+    epochs: int = 40,
+    batch_size: int = 64,
+    lr: float = 2e-3,
+    weight_decay: float = 0.05,
+    warmup_epochs: int = 3,
+    label_smoothing: float = 0.1,
+    max_shift: int = 1,
+    rotation: float = 15.0,
+    scale: float = 0.1,
+    augment_prob: float = 0.5,
+    seed: int = 0,
+    eval_every_epoch: bool = True,
+    progress: bool = False,
+    desc: str = "training",
+) -> History:
+    """Train any image classifier on the digits: the small-data recipe of DeiT, scaled down.
+
+    AdamW (weight decay on weight matrices, not on biases, norms, [CLS] or positions), linear
+    warm-up for ``warmup_epochs`` then a cosine decay to 0 (per step), label smoothing, and
+    augmentation: a random rotation (up to ``rotation`` degrees) and zoom (up to ``scale``) on an
+    ``augment_prob`` share of each batch, then a random shift (up to ``max_shift`` pixels) on an
+    independent ``augment_prob`` share (``rotation=scale=0`` skips the first step).
+    Deterministic for a given seed and thread count.
+
+    Returns:
+        History: mean training loss per epoch, test accuracy after each epoch (only after the
+        last one if ``eval_every_epoch=False``; reported, never used to pick a model), and the
+        wall time.
+
+    Lecture 09; Touvron et al. 2021 (DeiT) section 6, Loshchilov & Hutter 2019 (AdamW).
+    """
+    check_positive_int("epochs", epochs)
+    check_positive_int("batch_size", batch_size)
+    if lr <= 0:
+        raise ValueError(f"lr must be > 0, got {lr}")
+    check_non_negative_int("warmup_epochs", warmup_epochs)
+    no_decay = ("bias", "cls_token", "pos_embed")
+    params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    groups = [
+        {"params": [p for n, p in params if p.ndim >= 2 and not n.endswith(no_decay)]},
+        {"params": [p for n, p in params if p.ndim < 2 or n.endswith(no_decay)], "weight_decay": 0},
+    ]
+    optimizer = torch.optim.AdamW(groups, lr=lr, weight_decay=weight_decay)
+    steps = epochs * math.ceil(len(data.train_labels) / batch_size)
+    warmup = min(warmup_epochs * math.ceil(len(data.train_labels) / batch_size), steps - 1)
+
+    def schedule(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (step - warmup) / (steps - warmup)))
+
+    def augmented_batches(epoch: int, generator: torch.Generator):
+        for x, y in batches(data.train_images, data.train_labels, batch_size, generator):
+            if rotation or scale:
+                x = random_affine(x, rotation, scale, generator, prob=augment_prob)
+            yield random_shift(x, max_shift, generator, prob=augment_prob), y
+
+    def loss_fn(model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+        x, y = batch
+        return F.cross_entropy(_logits(model, x), y, label_smoothing=label_smoothing)
+
+    return fit(
+        model,
+        augmented_batches,
+        loss_fn,
+        epochs=epochs,
+        optimizer=optimizer,
+        schedule=schedule,
+        clip=None,
+        seed=seed,
+        eval_fn=lambda m: accuracy(m, data.test_images, data.test_labels),
+        eval_every_epoch=eval_every_epoch,
+        progress=progress,
+        desc=desc,
+    )
+
+
+def train_vit(
+    name: str = "vit_digits", data: DigitsData | None = None, *, progress: bool = False
+) -> tuple[ViT, History]:
+    """Train ``ViTConfig.tiny()`` with the recipe of shipped model ``name`` (seeded; one thread
+    gives the shipped weights on the machine that made them).
+
+    Lecture 09.
+    """
+    check_choice("name", name, MODELS)
+    data = data or load_digits_data()
+    settings = MODELS[name]
+    torch.manual_seed(settings["seed"])
+    model = ViT(ViTConfig.tiny())
+    history = train_classifier(model, data, eval_every_epoch=False, progress=progress, desc=name,
+                               **settings)  # fmt: skip
+    return model, history
+
+
+def recipe(name: str) -> dict[str, object]:
+    """Every ``train_classifier`` setting of shipped model ``name`` (what its checkpoint
+    records).
+
+    Lecture 09.
+    """
+    check_choice("name", name, MODELS)
+    defaults = {k: p.default for k, p in inspect.signature(train_classifier).parameters.items()
+                if p.default is not inspect.Parameter.empty and k not in
+                ("eval_every_epoch", "progress", "desc")}  # fmt: skip
+    return {"data": "lecturekit.datasets.digits.load_digits_data()", "optimizer": "AdamW",
+            **defaults, **MODELS[name]}  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Regenerate the shipped ViT checkpoints (seconds each on one CPU thread)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m lecturekit.shipped.vit", description="Train lecture 09's ViTs."
+    )
+    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME",
+                        help=f"which (default all): {' '.join(MODELS)}")  # fmt: skip
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--data-dir", default=str(DATA_DIR), help="where to write (default data/)")
+    args = parser.parse_args(argv)
+    for name in args.models:
+        try:
+            check_choice("--models", name, MODELS)
+        except ValueError as err:
+            parser.error(str(err))
+    if args.threads < 1:
+        parser.error(f"--threads must be >= 1, got {args.threads}")
+    torch.set_num_threads(args.threads)
+    data = load_digits_data()
+    for name in args.models:
+        model, history = train_vit(name, data)
+        path = save_shipped(model, name, training=recipe(name), data_dir=args.data_dir)
+        print(f"{name}: {history.seconds:.1f} s, test accuracy {history.eval[-1]:.4f} "
+              f"({len(data.test_labels)} digits) -> {path.name}")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

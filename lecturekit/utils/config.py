@@ -1,0 +1,69 @@
+"""The one convention of every full model's config (``lecturekit.models``).
+
+Public API::
+
+    @dataclass(frozen=True)
+    class MyConfig(ModelConfig):
+        TINY: ClassVar[dict] = {"d_model": 64}   # the lecture's sizes
+        d_model: int = 768                        # defaults: the paper's model
+
+    MyConfig()                   # the paper's model
+    MyConfig.tiny(**overrides)   # the lecture's model (TINY, then the overrides)
+    config.to_dict()             # plain dict (JSON-ready: checkpoints store it)
+    MyConfig.from_dict(d)        # the inverse (lists back to tuples); unknown keys -> ValueError
+    config.replace(**changes)    # a copy with some fields changed
+
+Unknown field names (in ``tiny``, ``from_dict`` or ``replace``) raise a ValueError that lists
+the valid ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import ClassVar, TypeVar
+
+__all__ = ["ModelConfig"]
+
+C = TypeVar("C", bound="ModelConfig")
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelConfig:
+    """Base class of the frozen config dataclasses: ``tiny``, ``to_dict``, ``from_dict``."""
+
+    TINY: ClassVar[dict[str, object]] = {}
+
+    @classmethod
+    def _check_fields(cls, values: Mapping[str, object], where: str) -> None:
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(values) - set(names))
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {unknown} for {cls.__name__}; its "
+                             f"fields are {names}")  # fmt: skip
+
+    @classmethod
+    def tiny(cls: type[C], **overrides: object) -> C:
+        """The lecture's model: the paper's defaults with ``TINY``'s sizes, then ``overrides``."""
+        cls._check_fields(overrides, f"{cls.__name__}.tiny")
+        return cls(**{**cls.TINY, **overrides})
+
+    def to_dict(self) -> dict[str, object]:
+        """Every field, as a plain dict (what a checkpoint stores as JSON)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls: type[C], values: Mapping[str, object]) -> C:
+        """The config ``to_dict`` gave (JSON lists become tuples again); missing fields take
+        their defaults."""
+        if not isinstance(values, Mapping):
+            raise ValueError(
+                f"values must be a mapping of {cls.__name__} fields, got {type(values).__name__}"
+            )
+        cls._check_fields(values, f"{cls.__name__}.from_dict")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+
+    def replace(self: C, **changes: object) -> C:
+        """A copy with ``changes`` applied (checked like a new config)."""
+        self._check_fields(changes, f"{type(self).__name__}.replace")
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,98 @@
+"""lecturekit.figures: every slide figure builds, deterministically; the command line."""
+
+import re
+from pathlib import Path
+
+import pytest
+from matplotlib.figure import Figure
+
+from lecturekit import figures
+from lecturekit.figures.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+NAMES = figures.names()
+
+
+def test_every_lecture_has_figures_and_descriptions():
+    lectures = {p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")}
+    assert lectures <= {figures.spec(n).lecture for n in NAMES}
+    for name in NAMES:
+        s = figures.spec(name)
+        assert re.fullmatch(r"[a-z0-9_]+", name) and s.description and "\n" not in s.description
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_figure_builds_in_both_themes(name):
+    for theme in ("light", "dark"):
+        fig = figures.build(name, theme)
+        assert isinstance(fig, Figure) and fig.axes
+    light, dark = figures.build(name, "light"), figures.build(name, "dark")
+    assert light.get_facecolor() != dark.get_facecolor()  # the theme really applies
+
+
+def test_two_builds_are_byte_identical_in_every_format(tmp_path, capsys):
+    for run in ("a", "b"):
+        assert main(["build", "--out", str(tmp_path / run), "--format", "png,svg,pdf",
+                     "--dpi", "40"]) == 0  # fmt: skip
+    files = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert len(files) == 3 * len(NAMES)
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+    svg = (tmp_path / "a" / f"{NAMES[0]}.svg").read_text()
+    assert "<dc:date>" not in svg and "Matplotlib v" not in svg
+    assert b"CreationDate" not in (tmp_path / "a" / f"{NAMES[0]}.pdf").read_bytes()
+    assert f"wrote {3 * len(NAMES)} files" in capsys.readouterr().out
+
+
+def test_list_names_every_figure(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in NAMES:
+        assert name in out
+    assert main(["list", "--lecture", "05"]) == 0
+    assert "positional_encoding_heatmap" in capsys.readouterr().out
+
+
+def test_unknown_name_lists_close_matches_and_exits_2(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["build", "positional_heatmap", "--out", str(tmp_path)])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown figure 'positional_heatmap'" in err
+    assert "positional_encoding_heatmap" in err and "Traceback" not in err
+    with pytest.raises(ValueError, match="did you mean"):
+        figures.spec("causal_masks")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["build", "--format", "gif"], "--format 'gif': choose from png,svg,pdf"),
+        (["build", "--dpi", "5"], "--dpi 5 is outside 10..1200"),
+        (["build", "--theme", "blue"], "invalid choice: 'blue'"),
+        (["list", "--lecture", "99"], "no figures for lecture '99'"),
+    ],
+)
+def test_bad_command_lines_exit_2_with_a_message(args, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(args)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_unwritable_output_directory_is_a_message(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert main(["build", NAMES[0], "--out", str(blocker / "sub")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: cannot write to") and "Traceback" not in err
+
+
+def test_readme_gallery_has_a_thumbnail_of_every_figure():
+    readme = (ROOT / "README.md").read_text()
+    for name in NAMES:
+        assert (ROOT / "docs" / "figures" / f"{name}.png").exists(), name
+        assert f"docs/figures/{name}.png" in readme, name

@@ -1,0 +1,132 @@
+"""lecturekit.models.bert equals Hugging Face's BertForPreTraining; BERT's 80/10/10 masking."""
+
+import pytest
+import torch
+import transformers
+
+from lecturekit.models.bert import BertConfig, BertForPreTraining, mask_tokens
+
+
+def _hf_model(**overrides):
+    torch.manual_seed(0)
+    config = dict(
+        vocab_size=60,
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=37,
+        max_position_embeddings=24,
+        attn_implementation="eager",
+    )
+    config.update(overrides)
+    return transformers.BertForPreTraining(transformers.BertConfig(**config)).eval()
+
+
+def test_from_hf_gives_the_same_outputs_with_padding_and_segments():
+    hf = _hf_model()
+    ours = BertForPreTraining.from_hf(hf)
+    assert ours.config.num_layers == 3 and ours.config.hidden_size == 32
+    torch.manual_seed(1)
+    ids = torch.randint(5, 60, (4, 15))
+    segments = (torch.arange(15) >= 7).long().expand(4, 15)
+    real = torch.ones(4, 15, dtype=torch.bool)
+    real[1, 10:], real[2, 5:], real[3, 1:] = False, False, False
+    ids = ids.masked_fill(~real, 0)
+    with torch.no_grad():
+        ref = hf(
+            input_ids=ids,
+            token_type_ids=segments,
+            attention_mask=real.long(),
+            output_hidden_states=True,
+            output_attentions=True,
+        )
+        out = ours(ids, segments, real)
+    # padded query positions are never used; compare real positions
+    torch.testing.assert_close(out.mlm_logits[real], ref.prediction_logits[real], atol=1e-5, rtol=0)
+    torch.testing.assert_close(out.nsp_logits, ref.seq_relationship_logits, atol=1e-5, rtol=0)
+    assert len(out.hidden_states) == len(ref.hidden_states) == 4
+    for mine, theirs in zip(out.hidden_states, ref.hidden_states, strict=True):
+        torch.testing.assert_close(mine[real], theirs[real], atol=1e-5, rtol=0)
+    for mine, theirs in zip(out.attentions, ref.attentions, strict=True):
+        torch.testing.assert_close(mine, theirs, atol=1e-5, rtol=0)
+        assert torch.all(mine.masked_select(~real[:, None, None, :]) == 0)  # padding gets 0
+
+
+def test_from_hf_copies_rather_than_matches_by_accident():
+    hf = _hf_model()
+    ours = BertForPreTraining.from_hf(hf)
+    ids = torch.randint(5, 60, (2, 9))
+    with torch.no_grad():
+        hf.cls.seq_relationship.bias += 1.0  # the copy must not follow later changes
+        assert not torch.allclose(ours(ids).nsp_logits, hf(input_ids=ids).seq_relationship_logits)
+    fresh = BertForPreTraining(ours.config).eval()
+    assert not torch.allclose(fresh(ids).mlm_logits, ours(ids).mlm_logits)
+
+
+def test_the_mlm_decoder_is_tied_to_the_token_embeddings():
+    model = BertForPreTraining(BertConfig.tiny(vocab_size=30)).eval()
+    ids = torch.randint(5, 30, (1, 6))
+    before = model(ids).mlm_logits
+    with torch.no_grad():
+        model.bert.embeddings.token.weight[7] += 1.0
+    after = model(ids).mlm_logits
+    assert not torch.allclose(before[..., 7], after[..., 7])
+    n_params = sum(p.numel() for p in model.parameters())
+    assert n_params < 150_000  # no separate (V, D) output matrix
+
+
+def test_from_hf_refuses_what_it_cannot_represent():
+    with pytest.raises(ValueError, match="hidden_act='relu' is not supported"):
+        BertForPreTraining.from_hf(_hf_model(hidden_act="relu"))
+    with pytest.raises(ValueError, match=r"must be a transformers\.BertForPreTraining"):
+        BertForPreTraining.from_hf(torch.nn.Linear(2, 2))
+
+
+def test_bad_inputs_raise_clear_errors():
+    model = BertForPreTraining(BertConfig.tiny(vocab_size=30, max_position=8))
+    with pytest.raises(ValueError, match=r"input_ids must be a \(B, T\) tensor, got \(5,\)"):
+        model(torch.zeros(5, dtype=torch.long))
+    with pytest.raises(ValueError, match="length 9 > max_position=8"):
+        model(torch.zeros(1, 9, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"input_ids must lie in \[0, vocab_size=30\)"):
+        model(torch.full((1, 4), 30))
+    with pytest.raises(ValueError, match=r"segment_ids has shape \(1, 3\), input_ids \(1, 4\)"):
+        model(torch.zeros(1, 4, dtype=torch.long), torch.zeros(1, 3, dtype=torch.long))
+    with pytest.raises(ValueError, match=r"attention_mask has shape \(4,\)"):
+        model(torch.zeros(1, 4, dtype=torch.long), attention_mask=torch.ones(4, dtype=torch.bool))
+    with pytest.raises(ValueError, match="hidden_size=30 is not divisible by num_heads=4"):
+        BertConfig.tiny(hidden_size=30)
+
+
+def test_mask_tokens_follows_15_percent_then_80_10_10():
+    V, n_special = 100, 5
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(n_special, V, (400, 250), generator=generator)
+    ids[:, 0], ids[:, -1], ids[:, 100:110] = 2, 3, 0  # [CLS], [SEP], [PAD]
+    masked, labels = mask_tokens(ids, vocab_size=V, generator=generator)
+    special = ids < n_special
+    chosen = labels != -100
+    assert not (chosen & special).any() and torch.equal(labels[chosen], ids[chosen])
+    n = (~special).sum().item()  # 95,200 candidates
+    rate = chosen.sum().item() / n
+    assert abs(rate - 0.15) < 4 * (0.15 * 0.85 / n) ** 0.5  # within 4 standard errors
+    c = chosen.sum().item()
+    to_mask = (masked[chosen] == 4).float().mean().item()
+    kept = (masked[chosen] == ids[chosen]).float().mean().item()
+    replaced = 1 - to_mask - kept
+    # a random replacement can draw the original token (1 in 95): "kept" gains 0.1/95
+    for seen, p in ((to_mask, 0.8), (replaced, 0.1 * 94 / 95), (kept, 0.1 + 0.1 / 95)):
+        assert abs(seen - p) < 4 * (p * (1 - p) / c) ** 0.5, (seen, p)
+    assert torch.equal(masked[~chosen], ids[~chosen])  # nothing else changes
+    assert (masked >= n_special)[chosen & (masked != 4)].all()  # never a special token
+
+
+def test_mask_tokens_is_reproducible_and_checks_arguments():
+    ids = torch.randint(5, 50, (3, 20))
+    a = mask_tokens(ids, vocab_size=50, generator=torch.Generator().manual_seed(3))
+    b = mask_tokens(ids, vocab_size=50, generator=torch.Generator().manual_seed(3))
+    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    with pytest.raises(ValueError, match=r"prob must be in \(0, 1\]"):
+        mask_tokens(ids, vocab_size=50, prob=0)
+    with pytest.raises(ValueError, match=r"input_ids must be a \(B, T\) tensor"):
+        mask_tokens(ids[0], vocab_size=50)

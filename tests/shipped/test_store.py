@@ -1,0 +1,133 @@
+"""lecturekit.shipped.store: the checkpoint store, its one metadata layout and load_shipped."""
+
+import json
+
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from lecturekit.models.bert import BertConfig, BertForPreTraining
+from lecturekit.models.causal_lm import CausalLM
+from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
+from lecturekit.models.transformer import Transformer, TransformerConfig
+from lecturekit.models.vit import ViT, ViTConfig
+from lecturekit.shipped import bert, seq2seq, transformer, vit
+from lecturekit.shipped.store import (
+    DATA_DIR,
+    FORMAT,
+    MODEL_CLASSES,
+    load_shipped,
+    load_tokenizer,
+    read_manifest,
+    save_shipped,
+    sha256_of,
+    shipped_info,
+    shipped_names,
+)
+from lecturekit.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
+
+SHIPPED = shipped_names()
+
+
+def test_every_shipped_model_has_a_module_that_regenerates_it():
+    regenerated = {*seq2seq.MODELS, transformer.NAME, *bert.MODELS, *vit.MODELS}
+    assert set(SHIPPED) == regenerated
+    assert len(SHIPPED) == 9
+    assert all(f"{name}.safetensors" in read_manifest(DATA_DIR) for name in SHIPPED)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_model_loads_in_the_one_layout(name):
+    info = shipped_info(name)
+    model = load_shipped(name)
+    assert type(model).__name__ == info.model and not model.training
+    assert model.config.to_dict() == type(model.config).from_dict(info.config).to_dict()
+    assert info.training["seed"] == 0 and "data" in info.training  # the recipe is recorded
+    assert info.file.name == f"{name}.safetensors"
+    assert sha256_of(info.file) == read_manifest(DATA_DIR)[info.file.name]
+
+
+def test_configs_are_the_lectures_tiny_ones():
+    assert load_shipped("seq2seq_dot").config == Seq2SeqConfig.tiny(attention="dot")
+    assert load_shipped("seq2seq_none").config == Seq2SeqConfig.tiny(attention=None)
+    assert load_shipped("transformer_nmt").config == TransformerConfig.tiny()
+    assert load_shipped("bert_tiny").config == BertConfig.tiny()
+    assert load_shipped("vit_digits").config == ViTConfig.tiny()
+
+
+def test_tokenizers_ship_with_the_models_that_read_wordpiece():
+    tok = load_tokenizer("bert_tiny")
+    assert isinstance(tok, WordPieceTokenizer) and len(tok) == 450
+    assert tok.vocab == load_tokenizer("causal_lm_tiny").vocab
+    with pytest.raises(ValueError, match=r"'vit_digits' has no tokenizer; these do: "
+                       r"\['bert_tiny', 'causal_lm_tiny'\]"):  # fmt: skip
+        load_tokenizer("vit_digits")
+
+
+def test_unknown_names_list_the_shipped_ones():
+    with pytest.raises(ValueError, match=r"name='bert' is not a shipped model; choose from "
+                       r"\['bert_tiny', 'causal_lm_tiny', 'seq2seq_additive'"):  # fmt: skip
+        load_shipped("bert")
+    with pytest.raises(ValueError, match="not a shipped model"):
+        shipped_info("vit_digits.safetensors")
+
+
+def _tiny_models():
+    vocab = [*SPECIAL_TOKENS, *"abcdefghij"]
+    small = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16}
+    return {
+        "Seq2Seq": (Seq2Seq(Seq2SeqConfig.tiny(emb_dim=4, hidden_dim=6)), None),
+        "Transformer": (Transformer(TransformerConfig.tiny(**small)), None),
+        "BertForPreTraining": (BertForPreTraining(BertConfig.tiny(vocab_size=15, hidden_size=8,
+                                                                  intermediate_size=16)), vocab),
+        "CausalLM": (CausalLM(BertConfig.tiny(vocab_size=15, hidden_size=8)), vocab),
+        "ViT": (ViT(ViTConfig.tiny(**small)), None),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(MODEL_CLASSES))
+def test_save_and_load_round_trip_for_every_model_class(tmp_path, kind):
+    model, vocab = _tiny_models()[kind]
+    path = save_shipped(model, "toy", training={"epochs": 1, "seed": 0}, vocab=vocab,
+                        data_dir=tmp_path)  # fmt: skip
+    assert read_manifest(tmp_path) == {"toy.safetensors": sha256_of(path)}
+    loaded = load_shipped("toy", tmp_path)
+    assert type(loaded) is type(model) and loaded.config == model.config
+    mine, theirs = model.state_dict(), loaded.state_dict()
+    assert mine.keys() == theirs.keys() and all(torch.equal(mine[k], theirs[k]) for k in mine)
+    info = shipped_info("toy", tmp_path)
+    assert (info.model, info.training, info.has_tokenizer) == (kind, {"epochs": 1, "seed": 0},
+                                                               vocab is not None)  # fmt: skip
+    if vocab is not None:
+        assert load_tokenizer("toy", tmp_path).vocab == vocab
+
+
+def test_a_changed_file_or_another_layout_is_refused(tmp_path):
+    model, _ = _tiny_models()["ViT"]
+    path = save_shipped(model, "toy", training={"seed": 0}, data_dir=tmp_path)
+    path.write_bytes(path.read_bytes()[:-1] + b"\x00")
+    with pytest.raises(ValueError, match=r"has sha256 .* but MANIFEST says .*regenerate it"):
+        load_shipped("toy", tmp_path)
+    (tmp_path / "toy.safetensors").unlink()
+    with pytest.raises(ValueError, match=r"'toy\.safetensors' is missing"):
+        load_shipped("toy", tmp_path)
+    # the layout before lecturekit-checkpoint/1: the config alone under "config"
+    old = tmp_path / "old.safetensors"
+    save_file({"w": torch.zeros(2)}, str(old), metadata={"config": json.dumps({"d_model": 8})})
+    (tmp_path / "MANIFEST").write_text(f"{sha256_of(old)}  old.safetensors\n")
+    with pytest.raises(ValueError, match=f"does not have the metadata layout '{FORMAT}'"):
+        load_shipped("old", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("model", "name", "match"),
+    [
+        (torch.nn.Linear(2, 2), "toy", "model must be one of"),
+        (None, "toy.safetensors", "name must be a plain file stem"),
+        (None, "", "name must be a plain file stem"),
+    ],
+)
+def test_save_rejects_what_it_cannot_store(tmp_path, model, name, match):
+    model = model if model is not None else _tiny_models()["ViT"][0]
+    with pytest.raises(ValueError, match=match):
+        save_shipped(model, name, training={}, data_dir=tmp_path)

@@ -1,0 +1,37 @@
+"""lecturekit.kv_cache: one position per step equals the full forward pass."""
+
+import pytest
+import torch
+
+from lecturekit.layers import Decoder
+from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
+
+D, H, FF = 16, 4, 32
+
+
+pytestmark = [  # torch's own notes about its nested-tensor fast path, not about our code
+    pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning"),
+    pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
+]
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_kv_cache_steps_equal_the_full_forward(norm_first):
+    from lecturekit.kv_cache import decoder_step, layer_step, project_memory
+
+    torch.manual_seed(0)
+    decoder = Decoder(2, D, H, FF, norm_first=norm_first).eval()
+    x, memory = torch.randn(3, 6, D), torch.randn(3, 7, D)
+    memory_mask = key_padding_mask(padding_mask([7, 5, 3], 7))
+    full, _, full_cross = decoder(x, memory, causal_mask(6), memory_mask)
+    memory_kv, cache, outs = project_memory(decoder, memory), None, []
+    for t in range(6):
+        out_t, cache, cross_t = decoder_step(decoder, x[:, t : t + 1], memory_kv, cache,
+                                             memory_mask)  # fmt: skip
+        outs.append(out_t)
+        for full_w, w in zip(full_cross, cross_t, strict=True):
+            torch.testing.assert_close(w[:, :, 0], full_w[:, :, t], atol=1e-5, rtol=0)
+    torch.testing.assert_close(torch.cat(outs, 1), full, atol=1e-5, rtol=0)
+    assert cache[0][0].shape == (3, H, 6, D // H)  # keys of all 6 positions, layer 1
+    with pytest.raises(ValueError, match=r"x_t must be \(B, 1, d_model=16\), got \(3, 2, 16\)"):
+        layer_step(decoder.layers[0], x[:, :2], memory_kv[0])

@@ -1,0 +1,117 @@
+"""lecturekit.training.fit: the one training loop every recipe uses."""
+
+import pytest
+import torch
+from torch import nn
+
+from lecturekit.training import History, fit, set_seed
+
+
+def _regression(seed=0, n=64):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(n, 3, generator=g)
+    return x, x @ torch.tensor([1.0, -2.0, 0.5]) + 0.1 * torch.randn(n, generator=g)
+
+
+def _batches(x, y, size=16):
+    def make(epoch, generator):
+        order = torch.randperm(len(x), generator=generator)
+        for i in range(0, len(x), size):
+            idx = order[i : i + size]
+            yield x[idx], y[idx]
+
+    return make
+
+
+def _mse(model, batch):
+    x, y = batch
+    return ((model(x).squeeze(-1) - y) ** 2).mean()
+
+
+def _train(**kwargs):
+    torch.manual_seed(0)
+    model = nn.Linear(3, 1)
+    x, y = _regression()
+    history = fit(model, _batches(x, y), _mse, progress=False, **{"epochs": 3, **kwargs})
+    return model, history
+
+
+def test_fit_is_deterministic_and_learns():
+    (m1, h1), (m2, h2) = _train(lr=0.1, clip=None), _train(lr=0.1, clip=None)
+    assert isinstance(h1, History) and h1.loss == h2.loss and h1.step_loss == h2.step_loss
+    assert torch.equal(m1.weight, m2.weight)
+    assert h1.loss[-1] < 0.5 * h1.loss[0]
+    assert len(h1.step_loss) == 3 * 4  # 64 examples in batches of 16, three epochs
+    assert h1.loss[0] == pytest.approx(sum(h1.step_loss[:4]) / 4)  # the mean of its batches
+    assert not m1.training  # left in eval mode
+
+
+def test_eval_after_every_epoch_or_only_the_last():
+    calls = []
+    _, history = _train(eval_fn=lambda m: calls.append(m.training) or len(calls))
+    assert history.eval == [1.0, 2.0, 3.0] and calls == [False] * 3  # evaluated in eval mode
+    _, history = _train(eval_fn=lambda m: 7.0, eval_every_epoch=False)
+    assert history.eval == [7.0]
+
+
+def test_schedules_set_the_learning_rate():
+    seen = []
+
+    def record(m, batch):
+        seen.append(optimizer.param_groups[0]["lr"])
+        return _mse(m, batch)
+
+    torch.manual_seed(0)
+    net = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(net.parameters(), lr=1.0)
+    x, y = _regression()
+    fit(net, _batches(x, y), record, epochs=2, optimizer=optimizer,
+        schedule=lambda step: 1 / (step + 1), progress=False)  # fmt: skip
+    assert seen == pytest.approx([1 / (s + 1) for s in range(8)])
+    seen.clear()
+    optimizer = torch.optim.SGD(net.parameters(), lr=1.0)
+    fit(net, _batches(x, y), record, epochs=2, optimizer=optimizer, lr_decay=0.5,
+        progress=False)  # fmt: skip
+    assert seen == pytest.approx([1.0] * 4 + [0.5] * 4)
+
+
+def test_seed_none_keeps_the_global_random_state():
+    x, y = _regression()
+    model = nn.Linear(3, 1)
+    set_seed(3)
+    expected = torch.rand(1)
+    set_seed(3)
+    fit(model, _batches(x, y), _mse, epochs=1, seed=None, clip=None, progress=False)
+    assert torch.equal(torch.rand(1), expected)  # nothing drawn from, nothing reseeded
+    fit(model, _batches(x, y), _mse, epochs=1, seed=5, progress=False)
+    after_fit = torch.rand(1)
+    set_seed(5)
+    assert torch.equal(torch.rand(1), after_fit)  # seed=5 reseeded torch's global generator
+
+
+def test_the_generator_passed_in_is_the_one_batches_get():
+    g, seen = torch.Generator().manual_seed(11), []
+
+    def make(epoch, generator):
+        seen.append(generator)
+        return []
+
+    fit(nn.Linear(3, 1), make, _mse, epochs=2, generator=g, progress=False)
+    assert seen == [g, g]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"epochs": 0}, "epochs must be a positive integer"),
+        ({"epochs": 1, "lr": 0}, r"lr must be a number in \(0, inf\]"),
+        ({"epochs": 1, "lr_decay": 1.5}, r"lr_decay must be a number in \(0, 1\]"),
+        ({"epochs": 1, "clip": -1.0}, r"clip must be a number in \(0, inf\]"),
+        ({"epochs": 1, "optimizer": "adam"}, "optimizer must be a torch.optim.Optimizer"),
+        ({"epochs": 1, "schedule": lambda s: 1.0, "lr_decay": 0.5}, "not both"),
+        ({"epochs": 1, "seed": -1}, "seed must be a non-negative integer"),
+    ],
+)
+def test_fit_rejects_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        fit(nn.Linear(2, 2), lambda e, g: [], lambda m, b: None, progress=False, **kwargs)

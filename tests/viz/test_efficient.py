@@ -1,0 +1,42 @@
+"""lecturekit.viz.efficient: the LSH panels, cost curves, dependency plots, widget."""
+
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.viz.efficient import (
+    lsh_panel_example,
+    lsh_widget,
+    plot_cost_curves,
+    plot_dependency,
+    plot_lsh_panels,
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Small tensors: one thread is faster (and the machine is shared)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_plots_and_widget():
+    q, k = lsh_panel_example()
+    fig = plot_lsh_panels(q, k, 4, 4, seed=1, fig=Figure())
+    assert len([a for a in fig.axes if a.images]) == 4
+    assert len(plot_lsh_panels(q, k, 4, 4, fig=Figure(), ncols=2).axes) == 4
+    with pytest.raises(ValueError, match=r"q and k must have the same shape \(T, D\)"):
+        plot_lsh_panels(q, k[:5], 4, 4)
+    ax = Figure().add_subplot()
+    plot_cost_curves([1, 2, 4], {"a": [1, 2, 4]}, ax)
+    assert len(ax.lines) == 3  # the curve and the two guides
+    with pytest.raises(ValueError, match=r"ys\['a'\] has 2 values but there are 3 ns"):
+        plot_cost_curves([1, 2, 4], {"a": [1, 2]}, Figure().add_subplot())
+    plot_dependency(torch.ones(8, 8, dtype=torch.bool).tril(), 4, Figure().add_subplot())
+    widget = lsh_widget(q, k)
+    assert widget.children[1].value[:4] == b"\x89PNG"
+    widget.children[0].children[2].value = 3  # the hash seed: redraws
+    with pytest.raises(ValueError, match=r"chunk_size=5 must divide T=24"):
+        lsh_widget(q, k, chunk_size=5)
