@@ -302,3 +302,20 @@ def test_dot_product_variance_grows_with_dk():
         dots = (q * k).sum(-1)
         assert abs(dots.var().item() / d - 1) < 0.05
         assert abs((dots / math.sqrt(d)).var().item() - 1) < 0.05
+
+
+def test_mha_forward_is_its_three_public_pieces():
+    """project_queries, project_keys_values and attend are forward, step by step (a KV cache
+    calls them: lecturekit.kv_cache)."""
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(16, 4).eval()
+    x, memory = torch.randn(2, 3, 16), torch.randn(2, 5, 16)
+    mask = torch.rand(2, 1, 3, 5) > 0.3
+    q = mha.project_queries(x)
+    k, v = mha.project_keys_values(memory, memory)
+    assert q.shape == (2, 4, 3, 4) and k.shape == v.shape == (2, 4, 5, 4)
+    out, weights = mha.attend(q, k, v, mask)
+    expected_out, expected_weights = mha(x, memory, memory, mask)
+    assert torch.equal(out, expected_out) and torch.equal(weights, expected_weights)
+    with pytest.raises(ValueError, match=r"k must be \(B, H=4, T, Dh=4\), got \(2, 5, 16\)"):
+        mha.attend(q, memory, v)

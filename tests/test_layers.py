@@ -118,3 +118,15 @@ def test_encoder_final_norm_flag_keeps_the_old_default():
     assert Encoder(1, 8, 2, 16, norm_first=True).final_norm is not None
     assert Encoder(1, 8, 2, 16, final_norm=True).final_norm is not None
     assert Encoder(1, 8, 2, 16, norm_first=True, final_norm=False).final_norm is None
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_sublayer_is_add_and_norm(norm_first):
+    torch.manual_seed(0)
+    layer = EncoderLayer(8, 2, 16, norm_first=norm_first).eval()
+    x = torch.randn(2, 3, 8)
+    double = lambda h: (2 * h, "aux")  # noqa: E731
+    out, aux = layer.sublayer(1, x, double)
+    expected = x + 2 * layer.norm1(x) if norm_first else layer.norm1(x + 2 * x)
+    assert aux == "aux"
+    torch.testing.assert_close(out, expected)
