@@ -1,11 +1,11 @@
 """lecturekit: the small PyTorch package behind the attention / Transformer / BERT / ViT lectures.
 
-Core: attention, masking, positional, transformer (+ transformer_decoder, encoder_decoder,
-kv_cache). By lecture: seq2seq, decoding, nmt, training (01, 02, 07); examples (03); heads_demo,
-measurements (04); tokenization, bert, pretraining, causal_lm (08); patches, vit, vit_digits (09);
-transformer_nmt (10); efficient, efficient_lsh, efficient_xl, efficient_cost (11); bpe (12);
-datasets (toy data, digits); checkpoints (data/, hash-checked); viz (style, plots, widgets);
-figures (the slide figures and their CLI). The README has the full map.
+The building blocks a lecture derives live at this level (attention, masking, positional,
+layers, kv_cache, patches, decoding, training, tokenization, bpe), with the toy data in
+``datasets``; the other roles have a subpackage each. Imports run one way, from a role to the
+roles listed before it: ``utils`` (helpers all share), the building blocks, ``models``,
+``efficient``, ``experiments``, ``shipped``, ``viz``, ``figures``. The README's package map
+lists every module.
 
 Importing lecturekit makes Hugging Face libraries work offline (the notebooks load only what
 ships in data/ or what they build themselves): HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE and
