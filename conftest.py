@@ -51,6 +51,17 @@ def _close_figures():
     plt.close("all")
 
 
+@pytest.fixture
+def one_thread():
+    """torch on one thread during the test (small tensors: faster, and the machine shared)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 class _OfflineLog:
     """For the guard's own tests: ``take()`` returns (and consumes) the attempts blocked so far
     in this test, so that the expected ones do not fail it."""

@@ -3,22 +3,15 @@
 import pytest
 import torch
 
+from lecturekit.kv_cache import decoder_step, layer_step, project_memory
 from lecturekit.layers import Decoder
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
 
 D, H, FF = 16, 4, 32
 
 
-pytestmark = [  # torch's own notes about its nested-tensor fast path, not about our code
-    pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning"),
-    pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
-]
-
-
 @pytest.mark.parametrize("norm_first", [False, True])
 def test_kv_cache_steps_equal_the_full_forward(norm_first):
-    from lecturekit.kv_cache import decoder_step, layer_step, project_memory
-
     torch.manual_seed(0)
     decoder = Decoder(2, D, H, FF, norm_first=norm_first).eval()
     x, memory = torch.randn(3, 6, D), torch.randn(3, 7, D)

@@ -7,6 +7,14 @@ from torch import nn
 from lecturekit.layers import Decoder, DecoderLayer, Encoder, EncoderLayer, PositionwiseFeedForward
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask, padding_mask
 
+D, H, FF = 16, 4, 32
+
+
+pytestmark = [  # torch's own notes about its nested-tensor fast path, not about our code
+    pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning"),
+    pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
+]
+
 
 @pytest.mark.parametrize("norm_first", [False, True])
 @pytest.mark.parametrize("activation", ["relu", "gelu"])
@@ -70,15 +78,6 @@ def test_bad_inputs():
         layer.load_from_torch(torch.nn.TransformerEncoderLayer(16, 4, 64))
     with pytest.raises(ValueError, match=r"must be a torch\.nn\.TransformerEncoderLayer"):
         layer.load_from_torch(torch.nn.Linear(2, 2))
-
-
-D, H, FF = 16, 4, 32
-
-
-pytestmark = [  # torch's own notes about its nested-tensor fast path, not about our code
-    pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning"),
-    pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning"),
-]
 
 
 @pytest.mark.parametrize("norm_first", [False, True])

@@ -16,6 +16,7 @@ Public API::
     model = BertForPreTraining.from_hf(hf_model)      # any transformers.BertForPreTraining
     masked_ids, labels = mask_tokens(input_ids, vocab_size=V, prob=0.15, generator=g)
     init_bert_weights(module)                         # N(0, 0.02), zero biases (model.apply)
+    encoder = bert_encoder(config)                    # the post-norm GELU encoder stack
     fill_mask(model, tokenizer, "i think [MASK] is great", k=5)   # top-k per [MASK]
     nsp_probability(model, tokenizer, a, b)           # P(IsNext | [CLS] a [SEP] b [SEP])
 
@@ -47,6 +48,7 @@ __all__ = [
     "BertOutput",
     "BertForPreTraining",
     "PreTrainingOutput",
+    "bert_encoder",
     "init_bert_weights",
     "mask_tokens",
     "fill_mask",
@@ -95,6 +97,17 @@ class BertConfig(ModelConfig):
         pad, V = self.pad_id, self.vocab_size
         if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad < V:
             raise ValueError(f"pad_id={pad!r} must be a token id in 0..{V - 1}")
+
+
+def bert_encoder(config: BertConfig) -> Encoder:
+    """The encoder stack of ``config``'s sizes: post-norm GELU layers (BERT's, and the
+    left-to-right baseline's of ``lecturekit.models.causal_lm``).
+
+    Lecture 08; Devlin et al. 2019 section 3.
+    """
+    return Encoder(config.num_layers, config.hidden_size, config.num_heads,
+                   config.intermediate_size, dropout=config.dropout, activation="gelu",
+                   layer_norm_eps=config.layer_norm_eps)  # fmt: skip
 
 
 @torch.no_grad()
@@ -181,15 +194,7 @@ class BertModel(nn.Module):
         super().__init__()
         self.config = config
         self.embeddings = BertEmbeddings(config)
-        self.encoder = Encoder(
-            config.num_layers,
-            config.hidden_size,
-            config.num_heads,
-            config.intermediate_size,
-            dropout=config.dropout,
-            activation="gelu",
-            layer_norm_eps=config.layer_norm_eps,
-        )
+        self.encoder = bert_encoder(config)
         self.pooler = nn.Linear(config.hidden_size, config.hidden_size)
 
     def forward(

@@ -16,9 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lecturekit.layers import Encoder
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask
-from lecturekit.models.bert import BertConfig, BertEmbeddings, init_bert_weights
+from lecturekit.models.bert import BertConfig, BertEmbeddings, bert_encoder, init_bert_weights
 from lecturekit.tokenization import PAD_ID
 from lecturekit.utils.checks import check_instance
 
@@ -40,15 +39,7 @@ class CausalLM(nn.Module):
         check_instance("config", config, BertConfig)
         self.config = config
         self.embeddings = BertEmbeddings(config)
-        self.encoder = Encoder(
-            config.num_layers,
-            config.hidden_size,
-            config.num_heads,
-            config.intermediate_size,
-            dropout=config.dropout,
-            activation="gelu",
-            layer_norm_eps=config.layer_norm_eps,
-        )
+        self.encoder = bert_encoder(config)
         D = config.hidden_size
         self.head_dense, self.head_norm = (
             nn.Linear(D, D),

@@ -24,7 +24,6 @@ Lecture 08; Devlin et al. 2019 sections 3.1 and A.2; Radford et al. 2018 (left-t
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from collections.abc import Sequence
@@ -42,10 +41,10 @@ from lecturekit.models.bert import (
     mask_tokens,
 )
 from lecturekit.models.causal_lm import CausalLM, causal_lm_loss
-from lecturekit.shipped.store import DATA_DIR, save_shipped
+from lecturekit.shipped.cli import parse_args
+from lecturekit.shipped.store import save_shipped
 from lecturekit.tokenization import MASK_ID, PAD_ID, WordPieceTokenizer
 from lecturekit.training import History, fit
-from lecturekit.utils.checks import check_choice
 
 __all__ = [
     "MODELS",
@@ -251,23 +250,8 @@ def blank_accuracy(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Retrain the shipped BERT and left-to-right LM and rewrite their checkpoints."""
-    parser = argparse.ArgumentParser(
-        prog="python -m lecturekit.shipped.bert", description=main.__doc__
-    )
-    parser.add_argument("--epochs", type=int, default=PRETRAINING["epochs"])
-    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME",
-                        help=f"which (default both): {' '.join(MODELS)}")  # fmt: skip
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--data-dir", default=str(DATA_DIR), help="where to write (default data/)")
-    args = parser.parse_args(argv)
-    for name in args.models:
-        try:
-            check_choice("--models", name, MODELS)
-        except ValueError as err:
-            parser.error(str(err))
-    if args.epochs < 1 or args.threads < 1:
-        parser.error(f"--epochs and --threads must be >= 1, got {args.epochs}, {args.threads}")
-    torch.set_num_threads(args.threads)
+    args = parse_args("lecturekit.shipped.bert", main.__doc__, argv, models=MODELS,
+                      epochs=PRETRAINING["epochs"])  # fmt: skip
     data = default_data()
     for name in args.models:
         kind = "bert" if name == "bert_tiny" else "causal_lm"

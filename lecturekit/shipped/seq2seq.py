@@ -24,7 +24,6 @@ Lecture 01; Sutskever et al. 2014; Bahdanau et al. 2015; Luong et al. 2015.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
 
@@ -34,9 +33,9 @@ import torch.nn.functional as F
 from lecturekit.datasets.translation import PAD, Batch, Pair, TranslationData, batches, default_data
 from lecturekit.experiments.translation import exact_match
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
-from lecturekit.shipped.store import DATA_DIR, save_shipped
+from lecturekit.shipped.cli import parse_args
+from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
-from lecturekit.utils.checks import check_choice
 
 __all__ = ["MODELS", "TRAINING", "RECIPE", "seq2seq_loss", "train_seq2seq", "main"]
 
@@ -106,24 +105,9 @@ def train_seq2seq(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Regenerate the shipped translation checkpoints (minutes each on a laptop CPU)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m lecturekit.shipped.seq2seq",
-        description="Train the toy translation models of lectures 01, 02 and 07.",
-    )
-    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME",
-                        help=f"which (default all): {' '.join(MODELS)}")  # fmt: skip
-    parser.add_argument("--epochs", type=int, default=TRAINING["epochs"])
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--data-dir", default=str(DATA_DIR), help="where to write (default data/)")
-    args = parser.parse_args(argv)
-    for name in args.models:
-        try:
-            check_choice("--models", name, MODELS)
-        except ValueError as err:
-            parser.error(str(err))
-    if args.epochs < 1 or args.threads < 1:
-        parser.error(f"--epochs and --threads must be >= 1, got {args.epochs}, {args.threads}")
-    torch.set_num_threads(args.threads)
+    description = "Train the toy translation models of lectures 01, 02 and 07."
+    args = parse_args("lecturekit.shipped.seq2seq", description, argv, models=MODELS,
+                      epochs=TRAINING["epochs"])  # fmt: skip
     data = default_data()
     long_test = [p for p in data.test if len(p.src) >= 30]
     for name in args.models:

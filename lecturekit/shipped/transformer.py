@@ -21,7 +21,6 @@ Lecture 10; Vaswani et al. 2017 section 5.3 (Adam, warm-up), 5.4 (label smoothin
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from collections.abc import Sequence
@@ -32,7 +31,8 @@ import torch.nn.functional as F
 from lecturekit.datasets.translation import PAD, Batch, Pair, TranslationData, batches, default_data
 from lecturekit.experiments.translation import exact_match
 from lecturekit.models.transformer import Transformer, TransformerConfig
-from lecturekit.shipped.store import DATA_DIR, save_shipped
+from lecturekit.shipped.cli import parse_args
+from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit, set_seed
 from lecturekit.utils.checks import check_positive_int, check_range
 
@@ -153,17 +153,8 @@ def train_transformer(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Regenerate data/transformer_nmt.safetensors (about 10 minutes on one laptop CPU core)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m lecturekit.shipped.transformer",
-        description="Train the lecture 10 Transformer translator.",
-    )
-    parser.add_argument("--epochs", type=int, default=TRAINING["epochs"])
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--data-dir", default=str(DATA_DIR), help="where to write (default data/)")
-    args = parser.parse_args(argv)
-    if args.epochs < 1 or args.threads < 1:
-        parser.error(f"--epochs and --threads must be >= 1, got {args.epochs}, {args.threads}")
-    torch.set_num_threads(args.threads)
+    args = parse_args("lecturekit.shipped.transformer", "Train the lecture 10 Transformer "
+                      "translator.", argv, epochs=TRAINING["epochs"])  # fmt: skip
     data = default_data()
     model, history = train_transformer(data, epochs=args.epochs)
     long_test = [p for p in data.test if len(p.src) >= 30]

@@ -23,7 +23,6 @@ Lecture 09; Touvron et al. 2021 (DeiT) section 6; Loshchilov & Hutter 2019 (Adam
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import math
 import sys
@@ -41,7 +40,8 @@ from lecturekit.datasets.digits import (
     random_shift,
 )
 from lecturekit.models.vit import ViT, ViTConfig
-from lecturekit.shipped.store import DATA_DIR, save_shipped
+from lecturekit.shipped.cli import parse_args
+from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
 from lecturekit.utils.checks import check_choice, check_non_negative_int, check_positive_int
 
@@ -193,22 +193,7 @@ def recipe(name: str) -> dict[str, object]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Regenerate the shipped ViT checkpoints (seconds each on one CPU thread)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m lecturekit.shipped.vit", description="Train lecture 09's ViTs."
-    )
-    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="NAME",
-                        help=f"which (default all): {' '.join(MODELS)}")  # fmt: skip
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--data-dir", default=str(DATA_DIR), help="where to write (default data/)")
-    args = parser.parse_args(argv)
-    for name in args.models:
-        try:
-            check_choice("--models", name, MODELS)
-        except ValueError as err:
-            parser.error(str(err))
-    if args.threads < 1:
-        parser.error(f"--threads must be >= 1, got {args.threads}")
-    torch.set_num_threads(args.threads)
+    args = parse_args("lecturekit.shipped.vit", "Train lecture 09's ViTs.", argv, models=MODELS)
     data = load_digits_data()
     for name in args.models:
         model, history = train_vit(name, data)

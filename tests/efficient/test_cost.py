@@ -9,15 +9,6 @@ from lecturekit.efficient.cost import VARIANTS, attention_cost, best_time, peak_
 from lecturekit.experiments.measurements import attention_vs_recurrence_flops
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one thread is faster (and the machine is shared)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_peak_memory_counts_new_tensors_exactly():
     x = torch.randn(100, 100)
     assert peak_memory(lambda: torch.empty(1000)) == 4000

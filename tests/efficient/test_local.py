@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+from random_tensors import random_qkv
 
 from lecturekit.attention import scaled_dot_product_attention
 from lecturekit.efficient.local import (
@@ -10,21 +11,6 @@ from lecturekit.efficient.local import (
     chunked_local_attention,
     local_attention,
 )
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one thread is faster (and the machine is shared)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _qkv(*batch, T=12, d=8, dv=5, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*batch, T, d, generator=g), torch.randn(*batch, T, d, generator=g),
-            torch.randn(*batch, T, dv, generator=g))  # fmt: skip
 
 
 def test_band_mask_values():
@@ -42,7 +28,7 @@ def test_band_mask_values():
 
 
 def test_local_attention_is_masked_full_attention():
-    q, k, v = _qkv(2, T=10)
+    q, k, v = random_qkv(2, T=10)
     out, w = local_attention(q, k, v, 2)
     ref_out, ref_w = scaled_dot_product_attention(q, k, v, band_mask(10, 2))
     torch.testing.assert_close(out, ref_out)
@@ -57,7 +43,7 @@ def test_local_attention_is_masked_full_attention():
      (5, 10, False, None), (16, 3, True, None), (1, 1, False, None), (9, 2, False, 9)],
 )  # fmt: skip
 def test_chunked_local_attention_equals_banded_full_attention(T, window, causal, chunk_size):
-    q, k, v = _qkv(2, 3, T=T)
+    q, k, v = random_qkv(2, 3, T=T)
     out, w = local_attention(q, k, v, window, causal)
     out_c, band = chunked_local_attention(q, k, v, window, causal, chunk_size)
     assert band.shape == (2, 3, T, window + 1 + (0 if causal else window))
@@ -66,7 +52,7 @@ def test_chunked_local_attention_equals_banded_full_attention(T, window, causal,
 
 
 def test_chunked_with_a_long_window_is_full_attention():
-    q, k, v = _qkv(T=9)
+    q, k, v = random_qkv(T=9)
     out, _ = chunked_local_attention(q, k, v, 9)
     torch.testing.assert_close(out, scaled_dot_product_attention(q, k, v)[0])
 
@@ -77,7 +63,7 @@ def test_band_to_dense_places_offsets():
 
 
 def test_local_attention_bad_inputs():
-    q, k, v = _qkv(T=6)
+    q, k, v = random_qkv(T=6)
     with pytest.raises(ValueError, match=r"window must be a non-negative integer, got -1"):
         local_attention(q, k, v, -1)
     with pytest.raises(

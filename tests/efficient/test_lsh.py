@@ -4,23 +4,9 @@ import math
 
 import pytest
 import torch
+from random_tensors import random_qkv
 
 from lecturekit.efficient.lsh import lsh_attention, lsh_hash, random_rotations, shared_qk_attention
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one thread is faster (and the machine is shared)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _qkv(*batch, T=12, d=8, dv=5, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    return (torch.randn(*batch, T, d, generator=g), torch.randn(*batch, T, d, generator=g),
-            torch.randn(*batch, T, dv, generator=g))  # fmt: skip
 
 
 def test_hash_is_deterministic_per_seed_and_in_range():
@@ -51,7 +37,7 @@ def test_hash_is_the_argmax_of_xR_and_minus_xR():
 
 
 def test_one_bucket_one_chunk_is_full_shared_qk_attention():
-    x, _, v = _qkv(2, T=16)
+    x, _, v = random_qkv(2, T=16)
     r = lsh_attention(x, v, n_buckets=1, chunk_size=16)
     out, w = shared_qk_attention(x, v)
     torch.testing.assert_close(r.out, out)
@@ -83,7 +69,7 @@ def test_lsh_attention_is_softmax_over_the_union_of_rounds(n_buckets, chunk_size
 
 
 def test_lsh_sort_and_chunk_intermediates():
-    x, _, v = _qkv(T=24)
+    x, _, v = random_qkv(T=24)
     r = lsh_attention(x, v, 4, 6, n_hashes=2, seed=0)
     assert r.buckets.shape == r.order.shape == (2, 24) and r.n_chunks == 4
     for h in range(2):
@@ -104,7 +90,7 @@ def test_lsh_sort_and_chunk_intermediates():
 
 
 def test_lsh_without_dense_weights_gives_the_same_output():
-    x, _, v = _qkv(T=16)
+    x, _, v = random_qkv(T=16)
     a = lsh_attention(x, v, 4, 4, n_hashes=2)
     b = lsh_attention(x, v, 4, 4, n_hashes=2, dense_weights=False)
     assert b.weights is None and b.allowed is None
@@ -112,7 +98,7 @@ def test_lsh_without_dense_weights_gives_the_same_output():
 
 
 def test_lsh_bad_inputs():
-    x, _, v = _qkv(T=12)
+    x, _, v = random_qkv(T=12)
     with pytest.raises(ValueError, match=r"n_buckets must be 1 or even .* got 3"):
         lsh_hash(x, 3)
     with pytest.raises(

@@ -9,15 +9,6 @@ from lecturekit.efficient.lsh import shared_qk_attention
 from lecturekit.efficient.sparsity import clustered_sequence, topk_mass_captured
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one thread is faster (and the machine is shared)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_topk_mass_captured_by_hand():
     full = torch.tensor([[0.5, 0.3, 0.2, 0.0], [0.1, 0.1, 0.4, 0.4]])
     support = torch.tensor([[True, False, True, False], [False, False, True, False]])

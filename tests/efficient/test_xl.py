@@ -13,15 +13,6 @@ from lecturekit.efficient.xl import (
 )
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Small tensors: one thread is faster (and the machine is shared)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
 def _xl(num_layers=2, d=8, seed=0):
     torch.manual_seed(seed)
     return [MemoryAttentionLayer(d, 2) for _ in range(num_layers)]

@@ -108,12 +108,12 @@ def test_cli_errors_are_messages_not_tracebacks(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--epochs", "0"])
     assert exit_info.value.code == 2
-    assert "--epochs and --threads must be >= 1" in capsys.readouterr().err
+    assert "--epochs must be >= 1, got 0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["--models", "bert"])
-    assert "--models='bert' is not one of ['bert_tiny', 'causal_lm_tiny']" in (
+    assert "--models: 'bert' is not one of ['bert_tiny', 'causal_lm_tiny']" in (
         capsys.readouterr().err
     )
     with pytest.raises(SystemExit) as exit_info:
         main(["--models", "gpt"])
-    assert exit_info.value.code == 2 and "--models='gpt' is not one of" in capsys.readouterr().err
+    assert exit_info.value.code == 2 and "--models: 'gpt' is not one of" in capsys.readouterr().err

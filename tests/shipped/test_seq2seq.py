@@ -34,7 +34,7 @@ def test_cli_errors_are_messages_not_tracebacks(capsys):
         main(["--models", "transformer"])
     assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "--models='transformer' is not one of ['seq2seq_none'" in err and "Traceback" not in err
+    assert "--models: 'transformer' is not one of ['seq2seq_none'" in err and "Traceback" not in err
     with pytest.raises(SystemExit):
         main(["--epochs", "0"])
-    assert "--epochs and --threads must be >= 1" in capsys.readouterr().err
+    assert "--epochs must be >= 1, got 0" in capsys.readouterr().err

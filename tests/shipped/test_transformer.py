@@ -106,3 +106,18 @@ def test_shipped_budget_and_command_line_checks():
     assert math.isfinite(TRAINING["lr"])
     with pytest.raises(SystemExit):
         main(["--epochs", "0"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--threads", "0"], "--threads must be >= 1, got 0"),
+        (["--models", "x"], "unrecognized arguments: --models x"),  # one model, no --models
+        (["--epochs", "two"], "argument --epochs: invalid int value: 'two'"),
+    ],
+)
+def test_command_line_errors_are_one_line_messages(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and message in err and "Traceback" not in err

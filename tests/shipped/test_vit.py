@@ -65,7 +65,7 @@ def test_train_vit_rejects_an_unknown_name():
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--models", "vit_huge"], "--models='vit_huge' is not one of ['vit_digits'"),
+        (["--models", "vit_huge"], "--models: 'vit_huge' is not one of ['vit_digits'"),
         (["--threads", "0"], "--threads must be >= 1, got 0"),
     ],
 )
