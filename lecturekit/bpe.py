@@ -130,8 +130,7 @@ def _check_word_counts(word_counts: Mapping[str, int]) -> None:
     for word, count in word_counts.items():
         if not isinstance(word, str) or not word or any(c.isspace() for c in word):
             raise ValueError(f"word_counts has a key {word!r} that is not a word without spaces")
-        if isinstance(count, bool) or not isinstance(count, int) or count <= 0:
-            raise ValueError(f"word_counts[{word!r}] must be a positive integer, got {count!r}")
+        check_positive_int(f"word_counts[{word!r}]", count)
 
 
 def learn_bpe(

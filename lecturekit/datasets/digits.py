@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_non_negative_int, check_positive_int
 
 __all__ = [
     "DigitsData",
@@ -172,8 +172,7 @@ def random_shift(
     Lecture 09.
     """
     _check_images(images)
-    if isinstance(max_shift, bool) or not isinstance(max_shift, int) or max_shift < 0:
-        raise ValueError(f"max_shift must be a non-negative integer, got {max_shift!r}")
+    check_non_negative_int("max_shift", max_shift)
     if not 0 <= prob <= 1:
         raise ValueError(f"prob must be in [0, 1], got {prob}")
     if max_shift == 0:

@@ -35,7 +35,13 @@ from torch import nn
 from lecturekit.layers import Encoder
 from lecturekit.masking import key_padding_mask
 from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS, WordPieceTokenizer
-from lecturekit.utils.checks import check_instance, check_positive_int, check_range, shape_of
+from lecturekit.utils.checks import (
+    check_index,
+    check_instance,
+    check_positive_int,
+    check_range,
+    shape_of,
+)
 from lecturekit.utils.config import ModelConfig
 from lecturekit.utils.weights import copy_parameters
 
@@ -94,9 +100,7 @@ class BertConfig(ModelConfig):
                 f"hidden_size={self.hidden_size} is not divisible by num_heads={self.num_heads}"
             )
         check_range("dropout", self.dropout, 0, 1, high_open=True)
-        pad, V = self.pad_id, self.vocab_size
-        if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad < V:
-            raise ValueError(f"pad_id={pad!r} must be a token id in 0..{V - 1}")
+        check_index("pad_id", self.pad_id, self.vocab_size)
 
 
 def bert_encoder(config: BertConfig) -> Encoder:

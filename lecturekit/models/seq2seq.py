@@ -34,7 +34,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from lecturekit.attention import SCORE_FUNCTIONS, make_score
 from lecturekit.masking import padding_mask
-from lecturekit.utils.checks import check_instance, check_positive_int
+from lecturekit.utils.checks import check_index, check_instance, check_positive_int
 from lecturekit.utils.config import ModelConfig
 
 __all__ = ["Seq2SeqConfig", "Encoder", "BottleneckDecoder", "AttentionDecoder", "Seq2Seq"]
@@ -77,11 +77,8 @@ class Seq2SeqConfig(ModelConfig):
             raise ValueError(
                 f"attention={self.attention!r} is not None or one of {sorted(SCORE_FUNCTIONS)}"
             )
-        for name in ("pad_id", "bos_id", "eos_id"):
-            value = getattr(self, name)
-            vocab = min(self.src_vocab_size, self.tgt_vocab_size)
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < vocab:
-                raise ValueError(f"{name}={value!r} must be a token id in 0..{vocab - 1}")
+        for name in ("pad_id", "bos_id", "eos_id"):  # ids in both vocabularies
+            check_index(name, getattr(self, name), min(self.src_vocab_size, self.tgt_vocab_size))
 
 
 class Encoder(nn.Module):

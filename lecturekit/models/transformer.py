@@ -38,7 +38,7 @@ from lecturekit.kv_cache import decoder_step, project_memory
 from lecturekit.layers import Decoder, Encoder
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask, padding_mask
 from lecturekit.positional import SinusoidalPositionalEncoding
-from lecturekit.utils.checks import check_instance, check_positive_int, check_range
+from lecturekit.utils.checks import check_index, check_instance, check_positive_int, check_range
 from lecturekit.utils.config import ModelConfig
 
 __all__ = ["TransformerConfig", "AttentionWeights", "Transformer"]
@@ -86,11 +86,8 @@ class TransformerConfig(ModelConfig):
         if self.d_model % 2:
             raise ValueError(f"d_model={self.d_model} must be even (sinusoidal encoding)")
         check_range("dropout", self.dropout, 0, 1, high_open=True)
-        for name in ("pad_id", "bos_id", "eos_id"):
-            value = getattr(self, name)
-            vocab = min(self.src_vocab_size, self.tgt_vocab_size)
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < vocab:
-                raise ValueError(f"{name}={value!r} must be a token id in 0..{vocab - 1}")
+        for name in ("pad_id", "bos_id", "eos_id"):  # ids in both vocabularies
+            check_index(name, getattr(self, name), min(self.src_vocab_size, self.tgt_vocab_size))
 
 
 class AttentionWeights(NamedTuple):

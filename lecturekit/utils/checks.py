@@ -7,6 +7,7 @@ Public API::
     check_positive_int(name, value)          # int > 0 (bools rejected); returns it
     check_non_negative_int(name, value)      # int >= 0
     check_seed(seed)                         # a seed: int >= 0
+    check_index(name, value, size)           # an int in 0..size-1 (a token id, a position)
     check_positive_ints(name, values)        # a non-empty sequence of ints > 0 -> tuple
     check_choice(name, value, choices)       # value in choices
     check_range(name, value, low, high, low_open=False, high_open=False)   # a real number
@@ -31,6 +32,7 @@ __all__ = [
     "check_positive_int",
     "check_non_negative_int",
     "check_seed",
+    "check_index",
     "check_positive_ints",
     "check_choice",
     "check_range",
@@ -64,6 +66,15 @@ def check_non_negative_int(name: str, value: object) -> int:
 def check_seed(seed: object) -> int:
     """A seed for ``torch.Generator().manual_seed``: an int >= 0."""
     return check_non_negative_int("seed", seed)
+
+
+def check_index(name: str, value: object, size: int) -> int:
+    """Raise ValueError unless ``value`` is an int in 0..size-1 (e.g. a token id in a
+    vocabulary of ``size``); return it."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or not 0 <= value < size):  # fmt: skip
+        raise ValueError(f"{name} must be an integer in 0..{size - 1}, got {value!r}")
+    return int(value)
 
 
 def check_positive_ints(name: str, values: object) -> tuple[int, ...]:

@@ -34,7 +34,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_index, check_positive_int
 from lecturekit.viz.helpers import check_labels, to_numpy
 from lecturekit.viz.plots import plot_attention
 from lecturekit.viz.style import ACCENT, palette
@@ -62,11 +62,6 @@ def _mapping(name: str, values: object, ndim: int) -> dict[str, np.ndarray]:
         seen = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
         raise ValueError(f"every entry of {name} must have the same shape, got {seen}")
     return arrays
-
-
-def _check_index(name: str, value: object, n: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < n:
-        raise ValueError(f"{name} must be an int in 0..{n - 1}, got {value!r}")
 
 
 def _softmax(scores: np.ndarray) -> np.ndarray:
@@ -125,7 +120,7 @@ def plot_score_weights(
     arr = to_numpy("scores", scores, 1, numeric=True)
     check_labels("key_labels", key_labels, len(arr))
     if target is not None:
-        _check_index("target", target, len(arr))
+        check_index("target", target, len(arr))
     if axes is None:
         _, axes = plt.subplots(2, 1, figsize=(max(4.0, 0.3 * len(arr) + 1.5), 4.6))
     ax_s, ax_w = axes
@@ -169,7 +164,7 @@ def plot_scores(
     n = len(next(iter(arrays.values())))
     check_labels("key_labels", key_labels, n)
     if target is not None:
-        _check_index("target", target, n)
+        check_index("target", target, n)
     K = len(arrays)
     if fig is None:
         fig = plt.figure(figsize=(2.25 * K + 0.5, 4.8))
@@ -238,7 +233,7 @@ def plot_alignments(
     if align is not None:
         check_labels("align", align, Tq)
         for j, i in enumerate(align):
-            _check_index(f"align[{j}]", i, Tk)
+            check_index(f"align[{j}]", i, Tk)
     K = len(arrays)
     if ncols is None:
         ncols = K
@@ -365,12 +360,12 @@ def scoring_widget(
     if targets is not None:
         check_labels("targets", targets, Tq)
         for j, i in enumerate(targets):
-            _check_index(f"targets[{j}]", i, Tk)
+            check_index(f"targets[{j}]", i, Tk)
     if not isinstance(query_name, str):
         raise ValueError(f"query_name must be a str, got {query_name!r}")
     if score is not None and score not in arrays:
         raise ValueError(f"score={score!r} is not one of {list(arrays)}")
-    _check_index("query", query, Tq)
+    check_index("query", query, Tq)
     try:
         import ipywidgets as w
     except ImportError as err:  # pragma: no cover - depends on the environment

@@ -7,6 +7,7 @@ import torch
 from lecturekit.utils.checks import (
     as_pair,
     check_choice,
+    check_index,
     check_instance,
     check_non_negative_int,
     check_positive_int,
@@ -79,3 +80,10 @@ def test_tensors():
         ValueError, match="x must be a floating-point tensor of shape 2-D, got dtype"
     ):
         check_tensor("x", torch.zeros(2, 3, dtype=torch.long), 2, floating=True)
+
+
+def test_index():
+    assert check_index("pad_id", 0, 46) == 0 and check_index("token", np.int64(45), 46) == 45
+    for bad in (46, -1, 1.0, True):
+        with pytest.raises(ValueError, match=rf"pad_id must be an integer in 0\.\.45, got {bad!r}"):
+            check_index("pad_id", bad, 46)

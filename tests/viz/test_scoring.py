@@ -77,11 +77,11 @@ def test_plots_reject_bad_input():
         plot_scores({"dot": [1.0, 2.0], "general": [1.0, 2.0, 3.0]})
     with pytest.raises(ValueError, match="key_labels has 1 labels but the data has 2 entries"):
         plot_scores({"dot": [1.0, 2.0]}, ["a"])
-    with pytest.raises(ValueError, match=r"target must be an int in 0\.\.1, got 2"):
+    with pytest.raises(ValueError, match=r"target must be an integer in 0\.\.1, got 2"):
         plot_scores({"dot": [1.0, 2.0]}, target=2)
     with pytest.raises(ValueError, match="scores must be finite"):
         plot_score_weights([1.0, float("-inf")])
-    with pytest.raises(ValueError, match=r"align\[1\] must be an int in 0\.\.2, got 3"):
+    with pytest.raises(ValueError, match=r"align\[1\] must be an integer in 0\.\.2, got 3"):
         plot_alignments({"dot": torch.rand(2, 3)}, list("abc"), list("xy"), align=[0, 3])
     with pytest.raises(ValueError, match="tgt_labels has 3 labels but the data has 2 entries"):
         plot_alignments({"dot": torch.rand(2, 3)}, list("abc"), list("xyz"))
@@ -115,9 +115,9 @@ def test_scoring_widget_rejects_bad_input():
         scoring_widget({"dot": torch.randn(4)})
     with pytest.raises(ValueError, match="query_labels has 2 labels but the data has 3 entries"):
         scoring_widget({"dot": torch.randn(3, 4)}, ["x", "y"])
-    with pytest.raises(ValueError, match=r"targets\[0\] must be an int in 0\.\.3, got -1"):
+    with pytest.raises(ValueError, match=r"targets\[0\] must be an integer in 0\.\.3, got -1"):
         scoring_widget({"dot": torch.randn(3, 4)}, targets=[-1, 0, 0])
     with pytest.raises(ValueError, match=r"score='cosine' is not one of \['dot'\]"):
         scoring_widget({"dot": torch.randn(3, 4)}, score="cosine")
-    with pytest.raises(ValueError, match=r"query must be an int in 0\.\.2, got 3"):
+    with pytest.raises(ValueError, match=r"query must be an integer in 0\.\.2, got 3"):
         scoring_widget({"dot": torch.randn(3, 4)}, query=3)
