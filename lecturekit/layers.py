@@ -94,6 +94,7 @@ class _Sublayers(nn.Module):
             setattr(self, f"dropout{i}", nn.Dropout(dropout))
         self.d_model = d_model
         self.norm_first = norm_first
+        self.num_sublayers = count
 
     def sublayer(
         self, i: int, x: torch.Tensor, fn: Callable[[torch.Tensor], tuple[torch.Tensor, object]]
@@ -105,6 +106,8 @@ class _Sublayers(nn.Module):
 
         Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
         """
+        if isinstance(i, bool) or not isinstance(i, int) or not 1 <= i <= self.num_sublayers:
+            raise ValueError(f"i must be a sublayer number in 1..{self.num_sublayers}, got {i!r}")
         norm, dropout = getattr(self, f"norm{i}"), getattr(self, f"dropout{i}")
         if self.norm_first:
             out, aux = fn(norm(x))

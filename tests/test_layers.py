@@ -129,3 +129,5 @@ def test_sublayer_is_add_and_norm(norm_first):
     expected = x + 2 * layer.norm1(x) if norm_first else layer.norm1(x + 2 * x)
     assert aux == "aux"
     torch.testing.assert_close(out, expected)
+    with pytest.raises(ValueError, match=r"i must be a sublayer number in 1\.\.2, got 3"):
+        layer.sublayer(3, x, double)

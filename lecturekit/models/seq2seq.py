@@ -33,6 +33,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from lecturekit.attention import SCORE_FUNCTIONS, make_score
+from lecturekit.datasets.translation import BOS, EOS, PAD
 from lecturekit.masking import padding_mask
 from lecturekit.utils.checks import check_index, check_instance, check_positive_int
 from lecturekit.utils.config import ModelConfig
@@ -64,9 +65,9 @@ class Seq2SeqConfig(ModelConfig):
     emb_dim: int = 620
     hidden_dim: int = 1000
     max_src_len: int = 80  # only used by the "location" score
-    pad_id: int = 0  # the special tokens of both vocabularies
-    bos_id: int = 1
-    eos_id: int = 2
+    pad_id: int = PAD  # the special tokens of both vocabularies: by default those of
+    bos_id: int = BOS  # lecturekit.datasets.translation's vocabularies
+    eos_id: int = EOS
 
     def __post_init__(self):
         for name in ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "max_src_len"):
@@ -87,7 +88,7 @@ class Encoder(nn.Module):
     Lecture 01; Bahdanau et al. 2015 section 3.2.
     """
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = 0):
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = PAD):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
         self.rnn = nn.GRU(emb_dim, hidden_dim // 2, batch_first=True, bidirectional=True)
@@ -131,7 +132,7 @@ class BottleneckDecoder(_Decoder):
     Lecture 01; Sutskever et al. 2014, Cho et al. 2014.
     """
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = 0):
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = PAD):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
         self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
@@ -157,7 +158,7 @@ class AttentionDecoder(_Decoder):
         hidden_dim: int,
         score: str = "additive",
         max_src_len: int = 80,
-        pad_id: int = 0,
+        pad_id: int = PAD,
     ):
         super().__init__()
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)

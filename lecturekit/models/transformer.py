@@ -34,6 +34,7 @@ from typing import ClassVar, NamedTuple
 import torch
 from torch import nn
 
+from lecturekit.datasets.translation import BOS, EOS, PAD
 from lecturekit.kv_cache import decoder_step, project_memory
 from lecturekit.layers import Decoder, Encoder
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask, padding_mask
@@ -71,9 +72,9 @@ class TransformerConfig(ModelConfig):
     norm_first: bool = False  # the paper: post-norm
     final_norm: bool | None = None  # None: only with pre-norm; torch.nn.Transformer: True
     layer_norm_eps: float = 1e-5
-    pad_id: int = 0  # the special tokens of both vocabularies
-    bos_id: int = 1
-    eos_id: int = 2
+    pad_id: int = PAD  # the special tokens of both vocabularies: by default those of
+    bos_id: int = BOS  # lecturekit.datasets.translation's vocabularies
+    eos_id: int = EOS
 
     def __post_init__(self) -> None:
         for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "num_heads", "num_layers",
