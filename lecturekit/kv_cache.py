@@ -32,6 +32,7 @@ import torch
 
 from lecturekit.attention import MultiHeadAttention
 from lecturekit.layers import Decoder, DecoderLayer
+from lecturekit.utils.checks import shape_of
 
 __all__ = ["KV", "project_memory", "layer_step", "decoder_step"]
 
@@ -77,8 +78,8 @@ def layer_step(
     """
     if not isinstance(layer, DecoderLayer):
         raise ValueError(f"layer must be a DecoderLayer, got {type(layer).__name__}")
-    if x_t.ndim != 3 or x_t.shape[1] != 1 or x_t.shape[-1] != layer.d_model:
-        raise ValueError(f"x_t must be (B, 1, d_model={layer.d_model}), got {tuple(x_t.shape)}")
+    if not isinstance(x_t, torch.Tensor) or x_t.ndim != 3 or x_t.shape[1:] != (1, layer.d_model):
+        raise ValueError(f"x_t must be (B, 1, d_model={layer.d_model}), got {shape_of(x_t)}")
     kv: list[torch.Tensor] = []
 
     def self_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -106,6 +106,9 @@ def fit(
     Lecture 01.
     """
     check_positive_int("epochs", epochs)
+    for name, fn in (("make_batches", make_batches), ("loss_fn", loss_fn)):
+        if not callable(fn):
+            raise ValueError(f"{name} must be callable, got {type(fn).__name__}")
     if optimizer is None:
         check_range("lr", lr, 0, low_open=True)
     elif not isinstance(optimizer, torch.optim.Optimizer):

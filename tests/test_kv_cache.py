@@ -28,3 +28,11 @@ def test_kv_cache_steps_equal_the_full_forward(norm_first):
     assert cache[0][0].shape == (3, H, 6, D // H)  # keys of all 6 positions, layer 1
     with pytest.raises(ValueError, match=r"x_t must be \(B, 1, d_model=16\), got \(3, 2, 16\)"):
         layer_step(decoder.layers[0], x[:, :2], memory_kv[0])
+
+
+def test_layer_step_rejects_a_wrong_input():
+    layer = Decoder(1, D, H, FF).layers[0]
+    with pytest.raises(ValueError, match=r"x_t must be \(B, 1, d_model=16\), got \(2, 3, 16\)"):
+        layer_step(layer, torch.zeros(2, 3, D), (torch.zeros(2, H, 4, 4),) * 2)
+    with pytest.raises(ValueError, match=r"x_t must be \(B, 1, d_model=16\), got list"):
+        layer_step(layer, [0.0], (torch.zeros(2, H, 4, 4),) * 2)

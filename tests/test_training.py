@@ -110,8 +110,10 @@ def test_the_generator_passed_in_is_the_one_batches_get():
         ({"epochs": 1, "optimizer": "adam"}, "optimizer must be a torch.optim.Optimizer"),
         ({"epochs": 1, "schedule": lambda s: 1.0, "lr_decay": 0.5}, "not both"),
         ({"epochs": 1, "seed": -1}, "seed must be a non-negative integer"),
+        ({"epochs": 1, "loss_fn": "mse"}, "loss_fn must be callable, got str"),
     ],
 )
 def test_fit_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
-        fit(nn.Linear(2, 2), lambda e, g: [], lambda m, b: None, progress=False, **kwargs)
+        kwargs = {"loss_fn": lambda m, b: None, **kwargs}
+        fit(nn.Linear(2, 2), lambda e, g: [], progress=False, **kwargs)
