@@ -24,7 +24,21 @@ Public API::
     split_heads(x, num_heads)  # (B, T, D) -> (B, H, T, Dh);  merge_heads(x): the inverse
 
 Masks follow lecturekit.masking: bool, True = may attend; a fully masked row gets zero
-weights and a zero output (as in torch.nn.functional.scaled_dot_product_attention).
+weights and a zero output (as in torch.nn.functional.scaled_dot_product_attention). A float
+mask is rejected with how to convert it (an additive 0/-inf mask: ``mask == 0``).
+
+Dtypes: the parameter-free functions (``scaled_dot_product_attention``, ``DotScore``,
+``ScaledDotScore``, ``CosineScore``) take floating tensors of any one dtype (float32, float64,
+...), shared by all their inputs; an integer tensor (e.g. the slides' integer vectors typed in)
+is rejected with "convert with q.float()". Modules with weights (``MultiHeadAttention``,
+``GeneralScore``, ``AdditiveScore``, ``LocationScore``) take floating input of their weights'
+dtype (a float64 array from numpy gets "pass query.float()"; ``LocationScore`` reads only the
+keys' length). ``split_heads`` / ``merge_heads`` are pure reshapes: any dtype.
+
+Sizes: a feature dimension of size 0 (d_k = 0) is rejected (it would give 0/0 = NaN). Empty
+sequences are legitimate: Tq = 0 gives an empty output (..., 0, Dv); Tk = 0 (no keys) gives
+all-zero outputs, like a fully masked row (torch's scaled_dot_product_attention does the
+same).
 
 Lectures 02-04; Vaswani et al. 2017 eq. 1 and section 3.2.2; Luong et al. 2015 section 3.1;
 Bahdanau et al. 2015 eq. 6; Graves et al. 2014 (cosine).
@@ -38,7 +52,15 @@ import torch
 from torch import nn
 
 from lecturekit.masking import masked_softmax
-from lecturekit.utils.checks import check_positive_int, check_tensor
+from lecturekit.utils.checks import (
+    check_bool,
+    check_input,
+    check_positive_int,
+    check_range,
+    check_same_dtype,
+    check_tensor,
+    shape_of,
+)
 
 __all__ = [
     "scaled_dot_product_attention",
@@ -58,7 +80,15 @@ __all__ = [
 
 
 def _check_seq(name: str, x: object) -> torch.Tensor:
-    return check_tensor(name, x, min_ndim=2, wanted="(..., T, D)")
+    """A floating tensor (..., T, D) with D > 0 (T = 0 is allowed)."""
+    if isinstance(x, torch.Tensor) and x.ndim >= 2 and x.shape[-1] and x.is_floating_point():
+        return x
+    check_tensor(name, x, min_ndim=2, wanted="(..., T, D)", floating=True)
+    if x.shape[-1] == 0:
+        raise ValueError(
+            f"{name} must have a feature dimension D > 0 (..., T, D), got {tuple(x.shape)}"
+        )
+    return x
 
 
 def _batch_shape(**tensors: torch.Tensor) -> torch.Size:
@@ -84,18 +114,19 @@ def scaled_dot_product_attention(
     """Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k) + M) V.
 
     Args:
-        q: (..., Tq, Dk) queries.
-        k: (..., Tk, Dk) keys.
-        v: (..., Tk, Dv) values.
+        q: (..., Tq, Dk) queries; floating, Dk > 0.
+        k: (..., Tk, Dk) keys, of q's dtype.
+        v: (..., Tk, Dv) values, of q's dtype.
         mask: bool, broadcastable to (..., Tq, Tk), True = may attend; None = attend everywhere.
 
     Returns:
         out (..., Tq, Dv) and weights (..., Tq, Tk); each row of weights sums to 1
-        (a fully masked row is all zeros).
+        (a fully masked row is all zeros, and so is every row when Tk = 0).
 
     Lecture 03; Vaswani et al. 2017 eq. 1.
     """
     _check_seq("q", q), _check_seq("k", k), _check_seq("v", v)
+    check_same_dtype("k", k, "q", q), check_same_dtype("v", v, "q", q)
     if q.shape[-1] != k.shape[-1]:
         raise ValueError(
             f"q and k must share the last dim d_k: q {tuple(q.shape)} vs k {tuple(k.shape)}"
@@ -112,7 +143,7 @@ def scaled_dot_product_attention(
 
 
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
-    """(B, T, D) -> (B, H, T, Dh) with Dh = D / H.
+    """(B, T, D) -> (B, H, T, Dh) with Dh = D / H. A pure reshape: any dtype.
 
     Lecture 04.
     """
@@ -125,7 +156,7 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """(B, H, T, Dh) -> (B, T, H*Dh): the concatenation of the heads.
+    """(B, H, T, Dh) -> (B, T, H*Dh): the concatenation of the heads. Any dtype.
 
     Lecture 04.
     """
@@ -142,8 +173,11 @@ class MultiHeadAttention(nn.Module):
         d_model: model width D; must be divisible by num_heads.
         num_heads: H.
         bias: whether the four projections have biases (torch.nn.MultiheadAttention's default).
-        dropout: dropout on the attention weights during training (returned weights are
-            the pre-dropout attention distribution).
+        dropout: dropout on the attention weights during training, in [0, 1) (returned weights
+            are the pre-dropout attention distribution).
+
+    Inputs are floating tensors of the weights' dtype (float32 unless the module was
+    converted); T = 0 is legitimate (an empty output).
 
     Lecture 04; Vaswani et al. 2017 section 3.2.2.
     """
@@ -154,6 +188,8 @@ class MultiHeadAttention(nn.Module):
         check_positive_int("num_heads", num_heads)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
+        check_bool("bias", bias)
+        check_range("dropout", dropout, 0, 1, high_open=True)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, d_model // num_heads
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
@@ -178,22 +214,45 @@ class MultiHeadAttention(nn.Module):
             out (B, Tq, D) and weights (B, H, Tq, Tk).
         """
         for name, x in (("query", query), ("key", key), ("value", value)):
-            check_tensor(name, x, wanted=f"(B, T, d_model={self.d_model})")
-            if x.ndim != 3 or x.shape[-1] != self.d_model:
-                raise ValueError(
-                    f"{name} must be (B, T, d_model={self.d_model}), got {tuple(x.shape)}"
-                )
+            self._check_states(name, x)
         if key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
             raise ValueError(
                 "query, key, value must share the batch size and key/value the length: "
                 f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
             )
-        q = self.project_queries(query)  # (B, Tq, D) -> (B, H, Tq, Dh)
-        k, v = self.project_keys_values(key, value)  # (B, Tk, D) -> (B, H, Tk, Dh) each
-        return self.attend(q, k, v, mask)
+        q = self._project_queries(query)  # (B, Tq, D) -> (B, H, Tq, Dh)
+        k, v = self._project_keys_values(key, value)  # (B, Tk, D) -> (B, H, Tk, Dh) each
+        return self._attend(q, k, v, mask)
+
+    def _check_states(self, name: str, x: object) -> None:
+        """x must be (B, T, d_model), floating, of the weights' dtype (a cheap test first: the
+        detailed checks run only to say what is wrong)."""
+        D = self.d_model
+        if (isinstance(x, torch.Tensor) and x.ndim == 3 and x.shape[-1] == D
+                and x.dtype == self.w_q.weight.dtype):  # fmt: skip
+            return
+        check_tensor(name, x, wanted=f"(B, T, d_model={D})")
+        if x.ndim != 3 or x.shape[-1] != D:
+            raise ValueError(f"{name} must be (B, T, d_model={D}), got {shape_of(x)}")
+        check_input(name, x, self, wanted=f"(B, T, d_model={D})")
+
+    def _check_heads(self, name: str, t: object) -> None:
+        """t must be (B, H, T, Dh), of the weights' dtype."""
+        H, Dh = self.num_heads, self.head_dim
+        if (isinstance(t, torch.Tensor) and t.ndim == 4 and t.shape[1] == H and t.shape[3] == Dh
+                and t.dtype == self.w_q.weight.dtype):  # fmt: skip
+            return
+        check_tensor(name, t, wanted=f"(B, H={H}, T, Dh={Dh})")
+        if t.ndim != 4 or t.shape[1] != H or t.shape[-1] != Dh:
+            raise ValueError(f"{name} must be (B, H={H}, T, Dh={Dh}), got {shape_of(t)}")
+        check_input(name, t, self, wanted=f"(B, H={H}, T, Dh={Dh})")
 
     def project_queries(self, query: torch.Tensor) -> torch.Tensor:
         """The queries Q = query W^Q, split into heads: (B, Tq, D) -> (B, H, Tq, Dh)."""
+        self._check_states("query", query)
+        return self._project_queries(query)
+
+    def _project_queries(self, query: torch.Tensor) -> torch.Tensor:
         return split_heads(self.w_q(query), self.num_heads)
 
     def project_keys_values(
@@ -208,6 +267,12 @@ class MultiHeadAttention(nn.Module):
             k and v, each (B, H, Tk, Dh). A decoder computes them once per position and caches
             them (``lecturekit.kv_cache``).
         """
+        self._check_states("key", key), self._check_states("value", value)
+        return self._project_keys_values(key, value)
+
+    def _project_keys_values(
+        self, key: torch.Tensor, value: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         H = self.num_heads
         k = split_heads(self.w_k(key), H)  # (B, Tk, D) -> (B, H, Tk, Dh)
         v = split_heads(self.w_v(value), H)  # (B, Tk, D) -> (B, H, Tk, Dh)
@@ -231,46 +296,70 @@ class MultiHeadAttention(nn.Module):
         Returns:
             out (B, Tq, D) and weights (B, H, Tq, Tk).
         """
-        H, Dh = self.num_heads, self.head_dim
         for name, t in (("q", q), ("k", k), ("v", v)):
-            check_tensor(name, t, wanted=f"(B, H={H}, T, Dh={Dh})")
-            if t.ndim != 4 or t.shape[1] != H or t.shape[-1] != Dh:
-                raise ValueError(f"{name} must be (B, H={H}, T, Dh={Dh}), got {tuple(t.shape)}")
-        scores = q @ k.transpose(-2, -1) / math.sqrt(Dh)  # -> (B, H, Tq, Tk)
+            self._check_heads(name, t)
+        return self._attend(q, k, v, mask)
+
+    def _attend(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # -> (B, H, Tq, Tk)
         weights = masked_softmax(scores, mask)
         heads = self.dropout(weights) @ v  # (B, H, Tq, Tk) @ (B, H, Tk, Dh) -> (B, H, Tq, Dh)
         return self.w_o(merge_heads(heads)), weights  # (B, H, Tq, Dh) -> (B, Tq, D)
 
     @torch.no_grad()
     def load_from_torch(self, torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
-        """Copy the weights of a ``torch.nn.MultiheadAttention`` (same d_model and heads).
+        """Copy the weights of a ``torch.nn.MultiheadAttention`` of the same configuration.
 
         torch keeps W^Q, W^K, W^V stacked in ``in_proj_weight`` (3D, D); its outputs then equal
-        ours (torch's bool masks mean the opposite: True = may NOT attend).
+        ours (torch's bool masks mean the opposite: True = may NOT attend). Every field that
+        changes the function must match, else ValueError naming it and nothing is copied:
+        embed_dim and num_heads, kdim = vdim = embed_dim, add_bias_kv=False,
+        add_zero_attn=False, bias, batch_first=True (lecturekit is batch-first). Dropout is
+        not compared (it does nothing in eval mode).
         """
+        self._check_torch(torch_mha, "torch_mha")
+        self._copy_torch(torch_mha)
+        return self
+
+    def _check_torch(self, torch_mha: object, name: str) -> None:
+        """Raise ValueError unless ``torch_mha`` computes the same function as this module."""
         if not isinstance(torch_mha, nn.MultiheadAttention):
             raise ValueError(
-                f"torch_mha must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}"
+                f"{name} must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}"
             )
         if (torch_mha.embed_dim, torch_mha.num_heads) != (self.d_model, self.num_heads):
             raise ValueError(
-                f"torch_mha has embed_dim={torch_mha.embed_dim}, num_heads={torch_mha.num_heads};"
+                f"{name} has embed_dim={torch_mha.embed_dim}, num_heads={torch_mha.num_heads};"
                 f" this module has d_model={self.d_model}, num_heads={self.num_heads}"
             )
         if not torch_mha._qkv_same_embed_dim or torch_mha.bias_k is not None:
-            raise ValueError("torch_mha must use kdim = vdim = embed_dim and add_bias_kv=False")
-        has_bias = torch_mha.in_proj_bias is not None
-        if has_bias != (self.w_q.bias is not None):
-            raise ValueError(f"torch_mha has bias={has_bias}, this module has the opposite")
+            raise ValueError(f"{name} must use kdim = vdim = embed_dim and add_bias_kv=False")
+        if torch_mha.add_zero_attn:
+            raise ValueError(
+                f"{name} has add_zero_attn=True (an extra all-zero key and value), this module "
+                "has add_zero_attn=False"
+            )
+        has_bias, ours = torch_mha.in_proj_bias is not None, self.w_q.bias is not None
+        if has_bias != ours:
+            raise ValueError(f"{name} has bias={has_bias}, this module has bias={ours}")
+        if not torch_mha.batch_first:
+            raise ValueError(
+                f"{name} has batch_first=False (inputs (T, B, D)), this module is batch-first "
+                "(B, T, D): build the torch module with batch_first=True"
+            )
+
+    def _copy_torch(self, torch_mha: nn.MultiheadAttention) -> None:
+        """Copy the weights of a checked ``torch.nn.MultiheadAttention`` (``_check_torch``)."""
         qkv = (self.w_q, self.w_k, self.w_v)
         for lin, w in zip(qkv, torch_mha.in_proj_weight.chunk(3), strict=True):
             lin.weight.copy_(w)
         self.w_o.weight.copy_(torch_mha.out_proj.weight)
-        if has_bias:
+        if torch_mha.in_proj_bias is not None:
             for lin, b in zip(qkv, torch_mha.in_proj_bias.chunk(3), strict=True):
                 lin.bias.copy_(b)
             self.w_o.bias.copy_(torch_mha.out_proj.bias)
-        return self
 
 
 # ----------------------------------------------------------------------------------------------
@@ -289,8 +378,24 @@ class Score(nn.Module):
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:  # pragma: no cover
         raise NotImplementedError
 
-    def _check(self, query: torch.Tensor, keys: torch.Tensor, same_dim: bool = False) -> None:
+    def _check(
+        self,
+        query: torch.Tensor,
+        keys: torch.Tensor,
+        same_dim: bool = False,
+        weights_dtype: tuple[str, ...] = (),
+    ) -> None:
+        """query (..., Tq, Dq) and keys (..., Tk, Dk): floating, D > 0, batch dims that
+        broadcast. The inputs named in ``weights_dtype`` must have the weights' dtype; with no
+        weights (``weights_dtype=()``), keys must have the query's dtype."""
         _check_seq("query", query), _check_seq("keys", keys)
+        if weights_dtype:
+            want = self.W.weight.dtype  # every scoring module with weights has W
+            for name, x in (("query", query), ("keys", keys)):
+                if name in weights_dtype and x.dtype != want:
+                    check_input(name, x, self, wanted="(..., T, D)")
+        else:
+            check_same_dtype("keys", keys, "query", query)
         _batch_shape(query=query, keys=keys)
         if same_dim and query.shape[-1] != keys.shape[-1]:
             raise ValueError(
@@ -305,14 +410,20 @@ class Score(nn.Module):
         values: torch.Tensor,
         mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Returns context (..., Tq, Dv) and weights (..., Tq, Tk)."""
+        """Returns context (..., Tq, Dv) and weights (..., Tq, Tk).
+
+        values (..., Tk, Dv) must have the query's dtype; mask as in
+        ``scaled_dot_product_attention``.
+        """
         _check_seq("values", values)
+        scores = self(query, keys)  # checks query and keys
+        check_same_dtype("values", values, "query", query)
         if values.shape[-2] != keys.shape[-2]:
             raise ValueError(
                 f"keys and values must have the same length Tk: keys {tuple(keys.shape)} vs "
                 f"values {tuple(values.shape)}"
             )
-        return _attend(self(query, keys), values, mask)
+        return _attend(scores, values, mask)
 
 
 class DotScore(Score):
@@ -339,10 +450,12 @@ class GeneralScore(Score):
 
     def __init__(self, query_dim: int, key_dim: int):
         super().__init__()
+        check_positive_int("query_dim", query_dim)
+        check_positive_int("key_dim", key_dim)
         self.W = nn.Linear(key_dim, query_dim, bias=False)  # h -> W h, weight (Dq, Dk)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys)
+        self._check(query, keys, weights_dtype=("query", "keys"))
         if keys.shape[-1] != self.W.in_features or query.shape[-1] != self.W.out_features:
             raise ValueError(
                 f"GeneralScore(query_dim={self.W.out_features}, key_dim={self.W.in_features}) "
@@ -362,12 +475,15 @@ class AdditiveScore(Score):
 
     def __init__(self, query_dim: int, key_dim: int, hidden_dim: int):
         super().__init__()
+        check_positive_int("query_dim", query_dim)
+        check_positive_int("key_dim", key_dim)
+        check_positive_int("hidden_dim", hidden_dim)
         self.query_dim, self.key_dim = query_dim, key_dim
         self.W = nn.Linear(query_dim + key_dim, hidden_dim, bias=False)
         self.v = nn.Linear(hidden_dim, 1, bias=False)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys)
+        self._check(query, keys, weights_dtype=("query", "keys"))
         if (query.shape[-1], keys.shape[-1]) != (self.query_dim, self.key_dim):
             raise ValueError(
                 f"AdditiveScore(query_dim={self.query_dim}, key_dim={self.key_dim}) got query "
@@ -381,11 +497,12 @@ class AdditiveScore(Score):
 
 
 class CosineScore(Score):
-    """score(s, h) = cos(s, h) = s . h / (|s| |h|). Lecture 02; Graves et al. 2014 eq. 6."""
+    """score(s, h) = cos(s, h) = s . h / (|s| |h|), each norm clamped to at least ``eps`` > 0
+    (a zero vector scores 0). Lecture 02; Graves et al. 2014 eq. 6."""
 
     def __init__(self, eps: float = 1e-8):
         super().__init__()
-        self.eps = eps
+        self.eps = check_range("eps", eps, 0, math.inf, low_open=True, high_open=True)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
         self._check(query, keys, same_dim=True)
@@ -403,11 +520,12 @@ class LocationScore(Score):
 
     def __init__(self, query_dim: int, max_len: int):
         super().__init__()
+        check_positive_int("query_dim", query_dim)
         check_positive_int("max_len", max_len)
         self.W = nn.Linear(query_dim, max_len, bias=False)
 
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys)
+        self._check(query, keys, weights_dtype=("query",))
         Tk = keys.shape[-2]
         if Tk > self.W.out_features:
             raise ValueError(f"keys have length Tk={Tk} > max_len={self.W.out_features}")
@@ -443,7 +561,7 @@ def make_score(
 
     Lecture 02.
     """
-    if name not in SCORE_FUNCTIONS:
+    if not isinstance(name, str) or name not in SCORE_FUNCTIONS:
         raise ValueError(f"name={name!r} is not one of {sorted(SCORE_FUNCTIONS)}")
     needs = {
         "general": {"query_dim": query_dim, "key_dim": key_dim},

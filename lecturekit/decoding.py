@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_index, check_positive_int, check_range
 
 __all__ = ["Hypothesis", "greedy_search", "beam_search", "BeamTrace", "TraceNode", "StepFn"]
 
@@ -57,10 +57,12 @@ class Hypothesis:
         """score / len(tokens) ** length_penalty (length counted as >= 1).
 
         length_penalty=0 gives the raw sum, which favours short outputs (every token adds a
-        negative log-prob); 1 gives the mean log-prob per token.
+        negative log-prob); 1 gives the mean log-prob per token. It must be a finite number
+        >= 0 (a negative one would favour short outputs even more than the raw sum).
 
         Lecture 07; Wu et al. 2016 section 7 (with len(tokens) for their ((5 + |Y|) / 6)).
         """
+        _check_length_penalty(length_penalty)
         return self.score / max(len(self.tokens), 1) ** length_penalty
 
 
@@ -119,12 +121,15 @@ class BeamTrace:
 
     def path(self, node_id: int) -> tuple[TraceNode, ...]:
         """The nodes from the root to ``node_id``, root first."""
-        if not 0 <= node_id < len(self.nodes):
-            raise ValueError(f"node_id={node_id} is not in 0..{len(self.nodes) - 1}")
+        check_index("node_id", node_id, len(self.nodes))
         path = [self.nodes[node_id]]
         while path[-1].parent >= 0:
             path.append(self.nodes[path[-1].parent])
         return tuple(reversed(path))
+
+
+def _check_length_penalty(length_penalty: object) -> None:
+    check_range("length_penalty", length_penalty, 0, math.inf, high_open=True)
 
 
 def _check_token(name: str, value: object) -> None:
@@ -223,7 +228,7 @@ def beam_search(
         eos: the id that ends a hypothesis.
         beam_size: k >= 1; k=1 is greedy search.
         max_len: the maximum number of generated tokens (eos included).
-        length_penalty: alpha of the final ranking by score / len ** alpha (0 = raw sum).
+        length_penalty: alpha >= 0 of the final ranking by score / len ** alpha (0 = raw sum).
         n_best: how many hypotheses to return, 1..beam_size (default beam_size).
         trace: also return the search tree (a ``BeamTrace``).
 
@@ -239,8 +244,7 @@ def beam_search(
     n_best = beam_size if n_best is None else n_best
     if isinstance(n_best, bool) or not isinstance(n_best, int) or not 1 <= n_best <= beam_size:
         raise ValueError(f"n_best must be an int in 1..beam_size={beam_size}, got {n_best!r}")
-    if not isinstance(length_penalty, numbers.Real) or not math.isfinite(length_penalty):
-        raise ValueError(f"length_penalty must be a finite number, got {length_penalty!r}")
+    _check_length_penalty(length_penalty)
     if not isinstance(trace, bool):
         raise ValueError(f"trace must be a bool, got {trace!r}")
 

@@ -11,7 +11,8 @@ projected once, and every step computes the new position only. The outputs equal
 Everything here is made of the layers' own public pieces: ``MultiHeadAttention``'s
 ``project_queries``, ``project_keys_values`` and ``attend``, and ``DecoderLayer.sublayer``
 (Add & Norm), so a step computes exactly what ``DecoderLayer.forward`` computes for that
-position.
+position. (It calls their unchecked versions, ``_project_queries`` etc.: every input is
+checked once, on entry.)
 
 Public API::
 
@@ -21,6 +22,10 @@ Public API::
     #   cache: per layer, the self-attention keys and values of positions 0..t, (B, H, t+1, Dh)
     #   out_t (B, 1, D); cross_t: per layer, the cross-attention weights (B, H, 1, S)
     out_t, kv, cross_t = layer_step(layer, x_t, memory_kv[i], cache[i], memory_mask)
+
+Inputs are checked as in ``lecturekit.layers`` (floating, the weights' dtype, d_model wide);
+``memory_kv`` and ``cache`` must be what ``project_memory`` / the previous step returned: a
+pair (keys, values) per layer for ``layer_step``, a list of such pairs for ``decoder_step``.
 
 Inference only (no dropout). Lecture 10; Vaswani et al. 2017 section 3.1 (auto-regressive
 decoder).
@@ -32,7 +37,8 @@ import torch
 
 from lecturekit.attention import MultiHeadAttention
 from lecturekit.layers import Decoder, DecoderLayer
-from lecturekit.utils.checks import shape_of
+from lecturekit.masking import check_mask
+from lecturekit.utils.checks import check_input, check_instance, check_tensor, shape_of
 
 __all__ = ["KV", "project_memory", "layer_step", "decoder_step"]
 
@@ -42,7 +48,7 @@ KV = tuple[torch.Tensor, torch.Tensor]  # keys, values, each (B, H, T, Dh)
 def _keys_values(mha: MultiHeadAttention, x: torch.Tensor) -> KV:
     """The keys and values ``mha`` computes from x (B, T, D), each (B, H, T, Dh), contiguous
     (so the matrix products of every later step need no copy)."""
-    k, v = mha.project_keys_values(x, x)
+    k, v = mha._project_keys_values(x, x)  # x checked by the caller
     return k.contiguous(), v.contiguous()
 
 
@@ -51,7 +57,40 @@ def project_memory(decoder: Decoder, memory: torch.Tensor) -> list[KV]:
 
     Lecture 10.
     """
+    check_instance("decoder", decoder, Decoder)
+    d_model = decoder.layers[0].d_model
+    check_tensor("memory", memory, wanted=f"(B, S, d_model={d_model})")
+    if memory.ndim != 3 or memory.shape[-1] != d_model:
+        raise ValueError(f"memory must be (B, S, d_model={d_model}), got {shape_of(memory)}")
+    check_input("memory", memory, decoder, wanted=f"(B, S, d_model={d_model})")
     return [_keys_values(layer.cross_attn, memory) for layer in decoder.layers]
+
+
+def _check_kv(name: str, kv: object, layer: DecoderLayer, batch: int, broadcast: bool) -> None:
+    """kv must be a pair (keys, values), each (batch, H, T, Dh) of the layer's dtype (batch 1
+    too if ``broadcast``: the memory of one source for many hypotheses)."""
+    H, Dh = layer.self_attn.num_heads, layer.self_attn.head_dim
+
+    def wanted() -> str:
+        return f"a pair (keys, values), each (B={batch}, H={H}, T, Dh={Dh})"
+
+    if not isinstance(kv, (tuple, list)) or len(kv) != 2:
+        got = shape_of(kv) if isinstance(kv, torch.Tensor) else type(kv).__name__
+        if isinstance(kv, (tuple, list)):
+            got = f"a {type(kv).__name__} of {len(kv)}"
+        raise ValueError(f"{name} must be {wanted()}, got {got}")
+    k, v = kv
+    for t in (k, v):
+        if (not isinstance(t, torch.Tensor) or t.ndim != 4 or t.shape[1] != H or t.shape[3] != Dh
+                or t.shape[0] not in ((batch, 1) if broadcast else (batch,))):  # fmt: skip
+            raise ValueError(f"{name} must be {wanted()}, got {shape_of(t)} in it")
+    if k.shape != v.shape:
+        raise ValueError(
+            f"{name}'s keys and values must have one shape, got {tuple(k.shape)} and "
+            f"{tuple(v.shape)}"
+        )
+    if k.dtype != layer.self_attn.w_q.weight.dtype:
+        check_input(name, k, layer, wanted=f"(B, H={H}, T, Dh={Dh})")
 
 
 def layer_step(
@@ -78,26 +117,38 @@ def layer_step(
     """
     if not isinstance(layer, DecoderLayer):
         raise ValueError(f"layer must be a DecoderLayer, got {type(layer).__name__}")
-    if not isinstance(x_t, torch.Tensor) or x_t.ndim != 3 or x_t.shape[1:] != (1, layer.d_model):
-        raise ValueError(f"x_t must be (B, 1, d_model={layer.d_model}), got {shape_of(x_t)}")
+    D = layer.d_model
+    ok = isinstance(x_t, torch.Tensor) and x_t.ndim == 3 and x_t.shape[1:] == (1, D)
+    if not ok or x_t.dtype != layer.self_attn.w_q.weight.dtype:
+        check_tensor("x_t", x_t, wanted=f"(B, 1, d_model={D})")
+        if x_t.ndim != 3 or x_t.shape[1:] != (1, D):
+            raise ValueError(f"x_t must be (B, 1, d_model={D}), got {shape_of(x_t)}")
+        check_input("x_t", x_t, layer, wanted=f"(B, 1, d_model={D})")
+    B = x_t.shape[0]
+    _check_kv("memory_kv", memory_kv, layer, B, broadcast=True)
+    if cache is not None:
+        _check_kv("cache", cache, layer, B, broadcast=False)
+    if memory_mask is not None:
+        S = memory_kv[0].shape[2]
+        check_mask(memory_mask, (B, layer.cross_attn.num_heads, 1, S), "memory_mask")
     kv: list[torch.Tensor] = []
 
     def self_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        q = layer.self_attn.project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
+        q = layer.self_attn._project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
         k, v = _keys_values(layer.self_attn, h)  # (B, 1, D) -> (B, H, 1, Dh) each
         if cache is not None:
             k = torch.cat([cache[0], k], dim=2)  # (B, H, t, Dh) + (B, H, 1, Dh) -> (B, H, t+1, Dh)
             v = torch.cat([cache[1], v], dim=2)
         kv.extend((k, v))
-        return layer.self_attn.attend(q, k, v)
+        return layer.self_attn._attend(q, k, v, None)
 
     def cross_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        q = layer.cross_attn.project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
-        return layer.cross_attn.attend(q, *memory_kv, memory_mask)
+        q = layer.cross_attn._project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
+        return layer.cross_attn._attend(q, *memory_kv, memory_mask)
 
-    x, _ = layer.sublayer(1, x_t, self_attention)
-    x, cross_weights = layer.sublayer(2, x, cross_attention)
-    x, _ = layer.sublayer(3, x, lambda h: (layer.ffn(h), None))
+    x, _ = layer._sublayer(1, x_t, self_attention)  # inputs checked above
+    x, cross_weights = layer._sublayer(2, x, cross_attention)
+    x, _ = layer._sublayer(3, x, lambda h: (layer.ffn(h), None))
     return x, (kv[0], kv[1]), cross_weights
 
 
@@ -113,7 +164,19 @@ def decoder_step(
 
     Lecture 10.
     """
+    check_instance("decoder", decoder, Decoder)
     layers = len(decoder.layers)
+    for name, value in (("memory_kv", memory_kv), ("cache", cache)):
+        if value is None and name == "cache":
+            continue
+        if not isinstance(value, (list, tuple)) or (value and isinstance(value[0], torch.Tensor)):
+            got = shape_of(value) if isinstance(value, torch.Tensor) else type(value).__name__
+            if isinstance(value, (list, tuple)):
+                got = "a pair of tensors (one layer's; layer_step takes those)"
+            raise ValueError(
+                f"{name} must be a list of (keys, values) pairs, one per layer ({layers}), got "
+                f"{got}"
+            )
     if len(memory_kv) != layers or (cache is not None and len(cache) != layers):
         raise ValueError(
             f"memory_kv and cache need one entry per layer ({len(decoder.layers)}), got "

@@ -28,6 +28,14 @@ The decoder's cross-attention takes its queries from the decoder and its keys an
 the encoder output ("memory"), so every target position can look at every source position.
 Generating token by token without recomputing the prefix: ``lecturekit.kv_cache``.
 
+Inputs: x and memory are floating tensors (B, T, d_model) of the layers' weight dtype (float32
+unless the module was converted: a float64 array from numpy gets "pass x.float()"); T = 0 is
+legitimate (an empty output). Masks follow ``lecturekit.masking`` (bool, True = may attend).
+Sizes must be positive, dropout in [0, 1), layer_norm_eps > 0.
+``load_from_torch`` compares every field that changes the function (d_model, nhead,
+dim_feedforward, activation, norm_first, layer_norm_eps, bias, batch_first=True) and copies
+nothing on a mismatch; dropout is not compared (it does nothing in eval mode).
+
 Lectures 04, 06 and 10; Vaswani et al. 2017 sections 3.1, 3.2.3 and 3.3.
 """
 
@@ -40,7 +48,17 @@ import torch.nn.functional as F
 from torch import nn
 
 from lecturekit.attention import MultiHeadAttention
-from lecturekit.utils.checks import check_choice, check_positive_int, shape_of
+from lecturekit.masking import check_mask
+from lecturekit.utils.checks import (
+    check_bool,
+    check_callable,
+    check_choice,
+    check_input,
+    check_positive_int,
+    check_range,
+    check_tensor,
+    shape_of,
+)
 from lecturekit.utils.weights import check_parameters, copy_parameters
 
 __all__ = [
@@ -65,19 +83,43 @@ class PositionwiseFeedForward(nn.Module):
         check_choice("activation", activation, sorted(ACTIVATIONS))
         check_positive_int("d_model", d_model)
         check_positive_int("d_ff", d_ff)
+        check_range("dropout", dropout, 0, 1, high_open=True)
+        self.d_model = d_model
         self.linear1 = nn.Linear(d_model, d_ff)  # (B, T, D) -> (B, T, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)  # (B, T, d_ff) -> (B, T, D)
         self.activation = activation
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, T, D) -> (B, T, D)."""
+        """x (B, T, D) -> (B, T, D) (any leading dims (..., D): position-wise)."""
+        _check_states("x", x, self, self.linear1.weight, position_wise=True)
         return self.linear2(self.dropout(ACTIVATIONS[self.activation](self.linear1(x))))
 
 
-def _check_states(name: str, x: object, d_model: int) -> None:
-    if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != d_model:
-        raise ValueError(f"{name} must be (B, T, d_model={d_model}), got {shape_of(x)}")
+def _check_states(
+    name: str, x: object, layer: nn.Module, weight: torch.Tensor, position_wise: bool = False
+) -> None:
+    """x must be (B, T, d_model) ((..., d_model) if ``position_wise``), floating, of the dtype
+    of the layer's ``weight``. A cheap test first: the detailed checks run only to say what is
+    wrong."""
+    d_model = layer.d_model
+    ok = isinstance(x, torch.Tensor) and x.shape[-1:] == (d_model,) and x.dtype == weight.dtype
+    if ok and (x.ndim == 3 or position_wise):
+        return
+    wanted = f"(..., d_model={d_model})" if position_wise else f"(B, T, d_model={d_model})"
+    check_tensor(name, x, wanted=wanted)
+    if x.shape[-1:] != (d_model,) or not (x.ndim == 3 or position_wise):
+        raise ValueError(f"{name} must be {wanted}, got {tuple(x.shape)}")
+    check_input(name, x, layer, wanted=wanted)
+
+
+def _activation_name(fn: object) -> str | None:
+    """Our name ("relu" or "gelu") of a torch layer's activation, None if we have none equal."""
+    if fn is F.relu or isinstance(fn, nn.ReLU):
+        return "relu"
+    if fn is F.gelu or (isinstance(fn, nn.GELU) and fn.approximate == "none"):
+        return "gelu"
+    return None
 
 
 class _Sublayers(nn.Module):
@@ -88,6 +130,8 @@ class _Sublayers(nn.Module):
                        layer_norm_eps: float) -> None:  # fmt: skip
         """Create the norms, then the dropouts (after the sublayers themselves, so parameters
         come in the order attention, feed-forward, norms)."""
+        check_bool("norm_first", norm_first)
+        check_range("layer_norm_eps", layer_norm_eps, 0, torch.inf, low_open=True, high_open=True)
         for i in range(1, count + 1):
             setattr(self, f"norm{i}", nn.LayerNorm(d_model, eps=layer_norm_eps))
         for i in range(1, count + 1):
@@ -101,13 +145,21 @@ class _Sublayers(nn.Module):
     ) -> tuple[torch.Tensor, object]:
         """Sublayer ``i`` (1, 2, ...) wrapped in a residual connection and LayerNorm:
         post-norm norm_i(x + dropout_i(out)), pre-norm x + dropout_i(out) with out computed from
-        norm_i(x). ``fn(h) -> (out (B, T, D), aux)``; returns (the new x, aux), aux being e.g. the
-        attention weights.
+        norm_i(x). ``fn(h) -> (out (B, T, D), aux)`` with out of h's shape; returns (the new x,
+        aux), aux being e.g. the attention weights.
 
         Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
         """
         if isinstance(i, bool) or not isinstance(i, int) or not 1 <= i <= self.num_sublayers:
             raise ValueError(f"i must be a sublayer number in 1..{self.num_sublayers}, got {i!r}")
+        _check_states("x", x, self, self.self_attn.w_q.weight)
+        check_callable("fn", fn)
+        return self._sublayer(i, x, lambda h: _sublayer_output(fn, h, x))
+
+    def _sublayer(
+        self, i: int, x: torch.Tensor, fn: Callable[[torch.Tensor], tuple[torch.Tensor, object]]
+    ) -> tuple[torch.Tensor, object]:
+        """``sublayer`` without the checks, for the layers' own (checked) inputs."""
         norm, dropout = getattr(self, f"norm{i}"), getattr(self, f"dropout{i}")
         if self.norm_first:
             out, aux = fn(norm(x))
@@ -115,16 +167,101 @@ class _Sublayers(nn.Module):
         out, aux = fn(x)
         return norm(x + dropout(out)), aux  # Add & Norm
 
-    def _check_torch_layer(self, torch_layer: object, expected: type) -> None:
+    # Copying a torch layer: every field that changes the function is compared first.
+
+    torch_class: type[nn.Module]
+
+    def _attention_pairs(self, torch_layer: nn.Module) -> list[tuple[str, MultiHeadAttention]]:
+        """(torch's attribute name, our MultiHeadAttention) of each attention sublayer."""
+        raise NotImplementedError  # pragma: no cover
+
+    def _parameter_pairs(self, torch_layer: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
+        """(ours, torch's) Linear and LayerNorm modules besides the attentions."""
+        ffn = self.ffn
+        pairs = [(ffn.linear1, torch_layer.linear1), (ffn.linear2, torch_layer.linear2)]
+        for i in range(1, self.num_sublayers + 1):
+            pairs.append((getattr(self, f"norm{i}"), getattr(torch_layer, f"norm{i}")))
+        return pairs
+
+    def _check_torch(self, torch_layer: object) -> None:
+        """Raise ValueError, naming the field and both values, unless ``torch_layer`` computes
+        the same function as this layer."""
+        expected = self.torch_class
         if not isinstance(torch_layer, expected):
             raise ValueError(
                 f"torch_layer must be a torch.nn.{expected.__name__}, got "
                 f"{type(torch_layer).__name__}"
             )
-        if torch_layer.norm_first != self.norm_first:
+        t = torch_layer
+
+        def differ(field: str, theirs: object, ours: object, our_field: str = "") -> None:
+            if theirs != ours:
+                raise ValueError(
+                    f"torch_layer has {field}={theirs!r}, this layer has "
+                    f"{our_field or field}={ours!r}"
+                )
+
+        differ("norm_first", t.norm_first, self.norm_first)
+        differ("d_model", t.self_attn.embed_dim, self.d_model)
+        differ("nhead", t.self_attn.num_heads, self.self_attn.num_heads, "num_heads")
+        d_ff, ours = t.linear1.out_features, self.ffn.linear1.out_features
+        if d_ff != ours:
             raise ValueError(
-                f"torch_layer has norm_first={torch_layer.norm_first}, this layer {self.norm_first}"
+                f"torch_layer has dim_feedforward={d_ff}, this layer has d_ff={ours} (a weight "
+                "shape mismatch)"
             )
+        activation = _activation_name(t.activation)
+        if activation != self.ffn.activation:
+            theirs = repr(activation) if activation else repr(t.activation)
+            lacks = "" if activation else " (lecturekit has 'relu' and the exact 'gelu' only)"
+            raise ValueError(
+                f"torch_layer has activation={theirs}, this layer has "
+                f"activation={self.ffn.activation!r}{lacks}"
+            )
+        for i in range(1, self.num_sublayers + 1):
+            eps = getattr(t, f"norm{i}").eps
+            differ("layer_norm_eps", eps, getattr(self, f"norm{i}").eps)
+        differ("bias", t.linear1.bias is not None, True)
+        if not t.self_attn.batch_first:
+            raise ValueError(
+                "torch_layer has batch_first=False (inputs (T, B, D)), this layer is "
+                "batch-first (B, T, D): build the torch layer with batch_first=True"
+            )
+        for name, mha in self._attention_pairs(t):
+            mha._check_torch(getattr(t, name), f"torch_layer.{name}")
+        check_parameters(self._parameter_pairs(t))
+
+    def _copy_torch(self, torch_layer: nn.Module) -> None:
+        """Copy the weights of a checked torch layer (``_check_torch``)."""
+        for name, mha in self._attention_pairs(torch_layer):
+            mha._copy_torch(getattr(torch_layer, name))
+        copy_parameters(self._parameter_pairs(torch_layer))
+
+    @torch.no_grad()
+    def load_from_torch(self, torch_layer: nn.Module) -> _Sublayers:
+        """Copy the weights of a torch layer of the same configuration (``torch_class``): a
+        field that changes the function (d_model, nhead, dim_feedforward, activation,
+        norm_first, layer_norm_eps, bias, batch_first) differs -> ValueError, nothing copied."""
+        self._check_torch(torch_layer)
+        self._copy_torch(torch_layer)
+        return self
+
+
+def _sublayer_output(
+    fn: Callable[[torch.Tensor], tuple[torch.Tensor, object]], h: torch.Tensor, x: torch.Tensor
+) -> tuple[torch.Tensor, object]:
+    """fn(h), checked to be (out, aux) with out of x's shape (else the residual sum would
+    broadcast or fail)."""
+    result = fn(h)
+    if not (isinstance(result, tuple) and len(result) == 2):
+        got = shape_of(result) if isinstance(result, torch.Tensor) else type(result).__name__
+        raise ValueError(f"fn must return a pair (out (B, T, D), aux), got {got}")
+    out = result[0]
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+        raise ValueError(
+            f"fn must return out of x's shape {tuple(x.shape)} in (out, aux), got {shape_of(out)}"
+        )
+    return result
 
 
 class EncoderLayer(_Sublayers):
@@ -140,6 +277,8 @@ class EncoderLayer(_Sublayers):
 
     Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
     """
+
+    torch_class = nn.TransformerEncoderLayer
 
     def __init__(
         self,
@@ -163,22 +302,13 @@ class EncoderLayer(_Sublayers):
 
         Returns out (B, T, D) and weights (B, H, T, T).
         """
-        _check_states("x", x, self.d_model)
-        x, weights = self.sublayer(1, x, lambda h: self.self_attn(h, h, h, mask))
-        x, _ = self.sublayer(2, x, lambda h: (self.ffn(h), None))
+        _check_states("x", x, self, self.self_attn.w_q.weight)
+        x, weights = self._sublayer(1, x, lambda h: self.self_attn(h, h, h, mask))
+        x, _ = self._sublayer(2, x, lambda h: (self.ffn(h), None))
         return x, weights
 
-    @torch.no_grad()
-    def load_from_torch(self, torch_layer: nn.TransformerEncoderLayer) -> EncoderLayer:
-        """Copy the weights of a ``torch.nn.TransformerEncoderLayer`` of the same sizes."""
-        self._check_torch_layer(torch_layer, nn.TransformerEncoderLayer)
-        t = torch_layer
-        pairs = [(self.ffn.linear1, t.linear1), (self.ffn.linear2, t.linear2),
-                 (self.norm1, t.norm1), (self.norm2, t.norm2)]  # fmt: skip
-        check_parameters(pairs)  # before anything is copied
-        self.self_attn.load_from_torch(t.self_attn)
-        copy_parameters(pairs)
-        return self
+    def _attention_pairs(self, torch_layer: nn.Module) -> list[tuple[str, MultiHeadAttention]]:
+        return [("self_attn", self.self_attn)]
 
 
 class DecoderLayer(_Sublayers):
@@ -190,6 +320,8 @@ class DecoderLayer(_Sublayers):
     Lecture 10; Vaswani et al. 2017 section 3.1 ("a third sub-layer, which performs multi-head
     attention over the output of the encoder stack").
     """
+
+    torch_class = nn.TransformerDecoderLayer
 
     def __init__(
         self,
@@ -226,35 +358,28 @@ class DecoderLayer(_Sublayers):
             out (B, T, D), self-attention weights (B, H, T, T), cross-attention weights
             (B, H, T, S).
         """
-        _check_states("x", x, self.d_model)
-        _check_states("memory", memory, self.d_model)
+        _check_states("x", x, self, self.self_attn.w_q.weight)
+        _check_states("memory", memory, self, self.self_attn.w_q.weight)
         if memory.shape[0] != x.shape[0]:
             raise ValueError(
                 f"x and memory must share the batch size: x {tuple(x.shape)}, "
                 f"memory {tuple(memory.shape)}"
             )
-        x, self_weights = self.sublayer(1, x, lambda h: self.self_attn(h, h, h, self_mask))
-        x, cross_weights = self.sublayer(
+        (B, T, _), S, H = x.shape, memory.shape[1], self.self_attn.num_heads
+        if self_mask is not None:
+            check_mask(self_mask, (B, H, T, T), "self_mask")
+        if memory_mask is not None:
+            check_mask(memory_mask, (B, H, T, S), "memory_mask")
+        x, self_weights = self._sublayer(1, x, lambda h: self.self_attn(h, h, h, self_mask))
+        x, cross_weights = self._sublayer(
             2, x, lambda h: self.cross_attn(h, memory, memory, memory_mask)
         )
-        x, _ = self.sublayer(3, x, lambda h: (self.ffn(h), None))
+        x, _ = self._sublayer(3, x, lambda h: (self.ffn(h), None))
         return x, self_weights, cross_weights
 
-    @torch.no_grad()
-    def load_from_torch(self, torch_layer: nn.TransformerDecoderLayer) -> DecoderLayer:
-        """Copy the weights of a ``torch.nn.TransformerDecoderLayer`` of the same sizes.
-
-        torch names the cross-attention ``multihead_attn``; everything else maps one to one.
-        """
-        self._check_torch_layer(torch_layer, nn.TransformerDecoderLayer)
-        t = torch_layer
-        pairs = [(self.ffn.linear1, t.linear1), (self.ffn.linear2, t.linear2),
-                 (self.norm1, t.norm1), (self.norm2, t.norm2), (self.norm3, t.norm3)]  # fmt: skip
-        check_parameters(pairs)  # before anything is copied
-        self.self_attn.load_from_torch(t.self_attn)
-        self.cross_attn.load_from_torch(t.multihead_attn)
-        copy_parameters(pairs)
-        return self
+    def _attention_pairs(self, torch_layer: nn.Module) -> list[tuple[str, MultiHeadAttention]]:
+        # torch names the cross-attention ``multihead_attn``; everything else maps one to one
+        return [("self_attn", self.self_attn), ("multihead_attn", self.cross_attn)]
 
 
 class _Stack(nn.Module):
@@ -272,6 +397,8 @@ class _Stack(nn.Module):
                  final_norm: bool | None = None, **layer_kwargs):  # fmt: skip
         super().__init__()
         check_positive_int("num_layers", num_layers)
+        if final_norm is not None:
+            check_bool("final_norm", final_norm)
         self.layers = nn.ModuleList(
             self.layer_class(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
         )
@@ -282,7 +409,18 @@ class _Stack(nn.Module):
 
     @torch.no_grad()
     def load_from_torch(self, torch_stack: nn.Module) -> _Stack:
-        """Copy a torch stack (same number of layers; a final norm exactly when it has one)."""
+        """Copy a torch stack (same number of layers; a final norm exactly when it has one,
+        with the same eps; every layer as in the layers' ``load_from_torch``). Everything is
+        checked before anything is copied."""
+        self._check_torch(torch_stack)
+        for layer, torch_layer in zip(self.layers, torch_stack.layers, strict=True):
+            layer._copy_torch(torch_layer)
+        if self.final_norm is not None:
+            copy_parameters([(self.final_norm, torch_stack.norm)])
+        return self
+
+    def _check_torch(self, torch_stack: object) -> None:
+        """Raise ValueError unless ``torch_stack`` computes the same function as this stack."""
         name = self.torch_class.__name__
         if not isinstance(torch_stack, self.torch_class):
             raise ValueError(
@@ -299,11 +437,19 @@ class _Stack(nn.Module):
                 f"LayerNorm, this stack {'has one' if self.final_norm is not None else 'has none'}"
                 " (set final_norm)"
             )
-        for layer, torch_layer in zip(self.layers, torch_stack.layers, strict=True):
-            layer.load_from_torch(torch_layer)
         if self.final_norm is not None:
-            copy_parameters([(self.final_norm, torch_stack.norm)])
-        return self
+            eps, ours = getattr(torch_stack.norm, "eps", None), self.final_norm.eps
+            if eps != ours:
+                raise ValueError(
+                    f"the torch.nn.{name}'s final norm has eps={eps!r}, this stack's final_norm "
+                    f"has eps={ours!r} (layer_norm_eps)"
+                )
+            check_parameters([(self.final_norm, torch_stack.norm)])
+        for i, (layer, torch_layer) in enumerate(zip(self.layers, torch_stack.layers, strict=True)):
+            try:
+                layer._check_torch(torch_layer)
+            except ValueError as e:
+                raise ValueError(f"layer {i}: {e}") from None
 
     def _final(self, x: torch.Tensor) -> torch.Tensor:
         return x if self.final_norm is None else self.final_norm(x)

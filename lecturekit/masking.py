@@ -14,6 +14,7 @@ Public API::
     combine_masks(*masks)                   # logical AND with broadcasting
     additive_mask(mask)                     # bool -> float M of 0 / -inf
     masked_softmax(scores, mask=None)       # softmax(scores + M), fully masked rows -> 0
+    check_mask(mask, scores_shape, name="mask")  # bool, broadcastable, else ValueError
 
 Fully masked rows (a query that may attend to nothing, e.g. a length-0 sequence) have no
 defined softmax (every entry is ``exp(-inf) / 0``). lecturekit defines their weights as all
@@ -21,16 +22,32 @@ zeros, so the attention output of such a row is the zero vector; this is also wh
 ``torch.nn.functional.scaled_dot_product_attention`` returns (``torch.nn.MultiheadAttention``
 returns NaN instead).
 
+Other conventions, and how to convert them to lecturekit's (every function taking a mask
+rejects a non-bool one with these hints):
+
+- an additive float mask of 0 (attend) / -inf (blocked), as torch's float ``attn_mask``:
+  ``mask == 0`` (``mask.bool()`` would invert it: -inf is nonzero, so True);
+- a 0/1 float or int mask with 1 = keep (Hugging Face's ``attention_mask``): ``mask.bool()``
+  (or ``mask == 1``);
+- torch.nn.MultiheadAttention's bool ``attn_mask`` / ``key_padding_mask`` mean the opposite,
+  True = may NOT attend: ``~mask``. (A bool mask cannot tell which convention it follows:
+  this one is up to you.)
+
+Sizes: the builders need T >= 1, but a sequence of length 0 inside a batch is legitimate
+(``padding_mask([3, 0], 3)``: its row is fully masked). Empty scores (Tq = 0 or Tk = 0) are
+legitimate too: ``masked_softmax`` returns empty weights.
+
 Lecture 06 (masking); Vaswani et al. 2017, section 3.2.3.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import torch
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_positive_int, check_tensor, shape_of
 
 __all__ = [
     "causal_mask",
@@ -66,7 +83,8 @@ def padding_mask(
     """Mask of real (non-padding) tokens in a right-padded batch.
 
     Args:
-        lengths: (B,) true length of each sequence, each in 0..max_len.
+        lengths: (B,) true length of each sequence, each in 0..max_len: a list of ints, a 1-D
+            integer tensor or numpy array. A length of 0 is legitimate (an all-False row).
         max_len: padded length T (> 0).
         device: where to create the mask.
 
@@ -76,7 +94,14 @@ def padding_mask(
     Lecture 06.
     """
     check_positive_int("max_len", max_len)
-    lengths_t = torch.as_tensor(lengths, device=device)
+    if isinstance(lengths, (str, bytes)):
+        raise ValueError(f"lengths must be a list or 1-D tensor of ints, got {lengths!r}")
+    try:
+        lengths_t = torch.as_tensor(lengths, device=device)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(
+            f"lengths must be a list or 1-D tensor of ints, got {type(lengths).__name__}"
+        ) from None
     if lengths_t.ndim != 1:
         raise ValueError(f"lengths must be 1-D (B,), got shape {tuple(lengths_t.shape)}")
     if lengths_t.is_floating_point() or lengths_t.dtype == torch.bool:
@@ -92,10 +117,16 @@ def key_padding_mask(pad: torch.Tensor) -> torch.Tensor:
 
     Every query may attend to every real key; padded keys get zero weight.
 
+    Args:
+        pad: (B, Tk) bool, True at real keys (``padding_mask``); torch's key_padding_mask
+            (True = padding) converts with ``~pad``.
+
     Lecture 06.
     """
-    if pad.ndim != 2:
-        raise ValueError(f"pad must be (B, Tk), got shape {tuple(pad.shape)}")
+    if not isinstance(pad, torch.Tensor) or pad.ndim != 2:
+        hint = " (convert with torch.as_tensor)" if isinstance(pad, (list, tuple)) else ""
+        raise ValueError(f"pad must be (B, Tk), got shape {shape_of(pad)}{hint}")
+    _check_bool_mask("pad", pad)
     return pad[:, None, None, :]  # (B, Tk) -> (B, 1, 1, Tk)
 
 
@@ -107,8 +138,7 @@ def combine_masks(*masks: torch.Tensor) -> torch.Tensor:
     if not masks:
         raise ValueError("combine_masks needs at least one mask")
     for i, m in enumerate(masks):
-        if m.dtype != torch.bool:
-            raise ValueError(f"masks[{i}] must be bool (True = may attend), got dtype {m.dtype}")
+        _check_bool_mask(f"masks[{i}]", m)
     try:
         shape = torch.broadcast_shapes(*(m.shape for m in masks))
     except RuntimeError:
@@ -134,26 +164,59 @@ def decoder_mask(
     return combine_masks(causal_mask(max_len, device=device), pad)  # -> (B, 1, T, T)
 
 
-def check_mask(mask: torch.Tensor, scores_shape: torch.Size | tuple[int, ...]) -> None:
-    """Raise ValueError unless ``mask`` is bool and broadcasts to ``scores_shape``.
+def _describe_values(mask: torch.Tensor) -> str:
+    """What a non-bool mask looks like (only called on the error path)."""
+    if mask.is_complex() or not mask.numel():
+        return ""
+    values = mask.detach().double()
+    if bool(((values == 0) | (values == -math.inf)).all()) and bool((values != 0).any()):
+        return "; it holds 0 and -inf: an additive mask"
+    if bool(((values == 0) | (values == 1)).all()):
+        return "; it holds 0 and 1"
+    return ""
+
+
+def _check_bool_mask(name: str, mask: object) -> torch.Tensor:
+    """Raise ValueError unless ``mask`` is a bool tensor; the message says how to convert each
+    common convention (see the module docstring)."""
+    if not isinstance(mask, torch.Tensor):
+        hint = " (convert with torch.as_tensor)" if isinstance(mask, (list, tuple)) else ""
+        if type(mask).__module__ == "numpy":
+            hint = " (convert with torch.from_numpy)"
+        raise ValueError(
+            f"{name} must be a bool torch.Tensor (True = may attend), got "
+            f"{type(mask).__name__}{hint}"
+        )
+    if mask.dtype != torch.bool:
+        raise ValueError(
+            f"{name} must be bool (True = may attend), got dtype {mask.dtype}"
+            f"{_describe_values(mask)}. Convert by its convention: an additive mask of 0 / -inf "
+            f"-> {name} == 0 (not {name}.bool(), which inverts it); a 0/1 mask with 1 = keep -> "
+            f"{name}.bool(); torch.nn.MultiheadAttention's bool masks (True = may NOT attend) "
+            f"-> ~{name}. Or build it with causal_mask / padding_mask"
+        )
+    return mask
+
+
+def check_mask(
+    mask: torch.Tensor, scores_shape: torch.Size | tuple[int, ...], name: str = "mask"
+) -> None:
+    """Raise ValueError unless ``mask`` is a bool tensor that broadcasts to ``scores_shape``;
+    ``name`` is the argument the message names (e.g. "memory_mask").
 
     Lecture 06.
     """
-    if not isinstance(mask, torch.Tensor):
-        raise ValueError(f"mask must be a bool torch.Tensor, got {type(mask).__name__}")
-    if mask.dtype != torch.bool:
-        raise ValueError(
-            f"mask must be bool (True = may attend), got dtype {mask.dtype}; "
-            "build it with causal_mask/padding_mask, or convert with mask.bool()"
-        )
+    if not (isinstance(mask, torch.Tensor) and mask.dtype == torch.bool):
+        _check_bool_mask(name, mask)
     target = tuple(scores_shape)
-    try:
-        shape = torch.broadcast_shapes(mask.shape, target)
-    except RuntimeError:
-        shape = None
-    if shape != torch.Size(target):
+    shape = mask.shape
+    # broadcastable to target: no more dims, and each dim (from the right) is 1 or target's
+    fits = len(shape) <= len(target) and all(
+        s == 1 or s == t for s, t in zip(reversed(shape), reversed(target), strict=False)
+    )
+    if not fits:
         raise ValueError(
-            f"mask of shape {tuple(mask.shape)} is not broadcastable to the attention "
+            f"{name} of shape {tuple(mask.shape)} is not broadcastable to the attention "
             f"scores' shape {target} (..., Tq, Tk)"
         )
 
@@ -163,8 +226,9 @@ def additive_mask(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> tor
 
     Lecture 06; softmax((QK^T + M) / sqrt(d_k)).
     """
-    if mask.dtype != torch.bool:
-        raise ValueError(f"mask must be bool (True = may attend), got dtype {mask.dtype}")
+    _check_bool_mask("mask", mask)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
     zeros = torch.zeros(mask.shape, dtype=dtype, device=mask.device)
     return zeros.masked_fill(~mask, float("-inf"))
 
@@ -176,14 +240,18 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     (not NaN); see the module docstring.
 
     Args:
-        scores: (..., Tq, Tk) float scores.
+        scores: (..., Tq, Tk) float scores (an integer tensor is rejected: softmax needs
+            floats).
         mask: bool, broadcastable to scores, True = may attend; None = no mask.
 
     Returns:
-        (..., Tq, Tk) weights; each row sums to 1, or to 0 if it is fully masked.
+        (..., Tq, Tk) weights; each row sums to 1, or to 0 if it is fully masked. NaN scores
+        give NaN weights in their row (as torch.softmax).
 
     Lecture 06.
     """
+    if not (isinstance(scores, torch.Tensor) and scores.ndim and scores.is_floating_point()):
+        check_tensor("scores", scores, min_ndim=1, wanted="(..., Tq, Tk)", floating=True)
     if mask is None:
         return torch.softmax(scores, dim=-1)
     check_mask(mask, scores.shape)

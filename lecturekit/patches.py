@@ -16,6 +16,10 @@ come in row-major order, so the Linear patch embedding is a Conv2d with kernel =
 size whose weight is the Linear weight reshaped to (D, C, ph, pw). The ViT that uses them is
 ``lecturekit.models.vit``.
 
+Dtypes: ``patchify``, ``unpatchify`` and ``cls_attention`` only reshape and index, so any dtype
+is legitimate (uint8 images come back uint8: convert to float before a Linear embedding);
+``position_similarity`` computes cosines and needs a floating ``pos_embed``.
+
 Lecture 09; Dosovitskiy et al. 2021 (ViT) section 3.1, Figures 6 and 7.
 """
 
@@ -25,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lecturekit.utils.checks import as_pair, check_positive_int, shape_of
+from lecturekit.utils.checks import as_pair, check_positive_int, check_tensor, shape_of
 
 __all__ = [
     "Size",
@@ -69,7 +73,8 @@ def patchify(images: torch.Tensor, patch_size: Size) -> torch.Tensor:
 
     Lecture 09; Dosovitskiy et al. 2021 section 3.1 (x_p in R^{N x (P^2 C)}).
     """
-    if not isinstance(images, torch.Tensor) or images.ndim != 4:
+    check_tensor("images", images, wanted="(B, C, H, W)")
+    if images.ndim != 4:
         raise ValueError(f"images must be a (B, C, H, W) tensor, got {shape_of(images)}")
     B, C, H, W = images.shape
     gh, gw = grid_size((H, W), patch_size)
@@ -84,7 +89,8 @@ def unpatchify(patches: torch.Tensor, image_size: Size, patch_size: Size) -> tor
 
     Lecture 09.
     """
-    if not isinstance(patches, torch.Tensor) or patches.ndim != 3:
+    check_tensor("patches", patches, wanted="(B, N, C*ph*pw)")
+    if patches.ndim != 3:
         raise ValueError(f"patches must be a (B, N, C*ph*pw) tensor, got {shape_of(patches)}")
     (gh, gw), (ph, pw) = grid_size(image_size, patch_size), as_pair("patch_size", patch_size)
     B, N, P = patches.shape
@@ -107,7 +113,9 @@ def conv_patch_embedding(linear: nn.Linear, num_channels: int, patch_size: Size)
     """
     ph, pw = as_pair("patch_size", patch_size)
     check_positive_int("num_channels", num_channels)
-    if not isinstance(linear, nn.Linear) or linear.in_features != num_channels * ph * pw:
+    if not isinstance(linear, nn.Linear):
+        raise ValueError(f"linear must be an nn.Linear, got {type(linear).__name__}")
+    if linear.in_features != num_channels * ph * pw:
         raise ValueError(
             f"linear must be an nn.Linear with in_features = num_channels*ph*pw = "
             f"{num_channels * ph * pw}, got {linear}"
@@ -139,11 +147,8 @@ def cls_attention(attention: torch.Tensor, grid: tuple[int, int]) -> torch.Tenso
     """
     gh, gw = as_pair("grid", grid)
     T = 1 + gh * gw
-    if (
-        not isinstance(attention, torch.Tensor)
-        or attention.ndim < 2
-        or attention.shape[-2:] != (T, T)
-    ):
+    check_tensor("attention", attention, wanted=f"(..., {T}, {T})")
+    if attention.ndim < 2 or attention.shape[-2:] != (T, T):
         raise ValueError(
             f"attention must be (..., {T}, {T}) for grid {gh}x{gw}, got {shape_of(attention)}"
         )
@@ -164,13 +169,15 @@ def position_similarity(pos_embed: torch.Tensor, grid: tuple[int, int]) -> torch
     """
     gh, gw = as_pair("grid", grid)
     N = gh * gw
-    p = pos_embed.detach() if isinstance(pos_embed, torch.Tensor) else None
+    check_tensor("pos_embed", pos_embed, wanted=f"(1, {N + 1}, D)")
+    p = pos_embed.detach()
     if p is not None and p.ndim == 3 and p.shape[0] == 1:
         p = p[0]  # (1, T, D) -> (T, D)
-    if p is None or p.ndim != 2 or p.shape[0] not in (N, N + 1):
+    if p.ndim != 2 or p.shape[0] not in (N, N + 1):
         raise ValueError(
             f"pos_embed must be (1, {N + 1}, D), ({N + 1}, D) or ({N}, D) for "
             f"grid {gh}x{gw}, got {shape_of(pos_embed)}"
         )
+    check_tensor("pos_embed", p, floating=True, wanted=f"(1, {N + 1}, D)")
     p = F.normalize(p[-N:], dim=-1)  # drop [CLS]: (N, D), unit rows
     return (p @ p.T).reshape(gh, gw, gh, gw)  # (N, D) @ (D, N) -> (N, N) -> (gh, gw, gh, gw)

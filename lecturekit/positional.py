@@ -8,7 +8,13 @@ Public API::
     LearnedPositionalEmbedding(max_len, d_model)(x)          # x (B, T, D) -> x + E[:T]
 
 Odd d_model is rejected with ValueError: the encoding is made of (sin, cos) pairs, one pair per
-frequency, and the shift property P[t+k] = M_k P[t] needs every pair complete.
+frequency, and the shift property P[t+k] = M_k P[t] needs every pair complete. ``base`` must be
+a finite number > 0 (0 or a negative base gives inf / NaN frequencies); ``dropout`` in [0, 1).
+
+Dtypes: ``SinusoidalPositionalEncoding`` adds its table in the dtype of x (any floating dtype);
+``LearnedPositionalEmbedding`` has weights, so x must have their dtype (float32 unless the
+module was converted). An integer x is rejected ("convert with x.float()"): the sum would be
+rounded to integers. T = 0 (an empty sequence) is legitimate: the output is empty.
 
 Lecture 05; Vaswani et al. 2017 section 3.5.
 """
@@ -18,7 +24,12 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import (
+    check_input,
+    check_positive_int,
+    check_range,
+    check_tensor,
+)
 
 __all__ = [
     "sinusoidal_encoding",
@@ -39,12 +50,17 @@ def _check_sizes(max_len: int | None, d_model: int) -> None:
         )
 
 
+def _check_base(base: float) -> None:
+    check_range("base", base, 0, torch.inf, low_open=True, high_open=True)
+
+
 def frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
     """Angular frequencies w_i = 1 / base^(2i / d_model), i = 0 .. d_model/2 - 1.
 
     Lecture 05.
     """
     _check_sizes(None, d_model)
+    _check_base(base)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # 2i = 0, 2, 4, ...
     return base ** (-two_i / d_model)  # (d_model/2,)
 
@@ -59,6 +75,8 @@ def sinusoidal_encoding(
     Args:
         max_len: number of positions (> 0).
         d_model: width (> 0, even).
+        base: the wavelength scale (> 0, finite; the paper's 10000).
+        dtype: a floating-point dtype.
 
     Returns:
         (max_len, d_model): row = position, column = dimension.
@@ -66,6 +84,9 @@ def sinusoidal_encoding(
     Lecture 05; Vaswani et al. 2017 section 3.5.
     """
     _check_sizes(max_len, d_model)
+    _check_base(base)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise ValueError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
     pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (T, 1)
     angles = pos * frequencies(d_model, base)[None, :]  # (T, 1) * (1, D/2) -> (T, D/2)
     pe = torch.empty(max_len, d_model, dtype=torch.float64)
@@ -104,12 +125,14 @@ class SinusoidalPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.0):
         super().__init__()
+        check_range("dropout", dropout, 0, 1, high_open=True)
         self.register_buffer("pe", sinusoidal_encoding(max_len, d_model), persistent=False)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, T, D) -> (B, T, D)."""
+        """x (B, T, D), any floating dtype -> (B, T, D)."""
         _check_input(x, *self.pe.shape)
+        check_tensor("x", x, floating=True, wanted="(B, T, D)")
         return self.dropout(x + self.pe[: x.shape[1]].to(x.dtype))  # (B,T,D) + (T,D)
 
 
@@ -123,18 +146,24 @@ class LearnedPositionalEmbedding(nn.Module):
         super().__init__()
         check_positive_int("max_len", max_len)
         check_positive_int("d_model", d_model)
+        check_range("dropout", dropout, 0, 1, high_open=True)
         self.embedding = nn.Embedding(max_len, d_model)
         nn.init.normal_(self.embedding.weight, std=0.02)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, T, D) -> (B, T, D)."""
+        """x (B, T, D) of the weights' dtype -> (B, T, D)."""
         _check_input(x, *self.embedding.weight.shape)
+        check_input("x", x, self, wanted="(B, T, D)")
         return self.dropout(x + self.embedding.weight[: x.shape[1]])  # (B,T,D) + (T,D)
 
 
-def _check_input(x: torch.Tensor, max_len: int, d_model: int) -> None:
+def _check_input(x: object, max_len: int, d_model: int) -> None:
+    check_tensor("x", x, wanted=f"(B, T, d_model={d_model})")
     if x.ndim != 3 or x.shape[-1] != d_model:
-        raise ValueError(f"x must be (B, T, d_model={d_model}), got {tuple(x.shape)}")
+        hint = ""
+        if x.ndim == 2 and not x.is_floating_point():
+            hint = " (token ids? embed them first: the encoding is added to embeddings)"
+        raise ValueError(f"x must be (B, T, d_model={d_model}), got {tuple(x.shape)}{hint}")
     if x.shape[1] > max_len:
         raise ValueError(f"sequence length T={x.shape[1]} exceeds max_len={max_len}")

@@ -33,7 +33,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from lecturekit.utils.checks import check_positive_int, check_range, check_seed
+from lecturekit.utils.checks import (
+    check_bool,
+    check_callable,
+    check_positive_int,
+    check_range,
+    check_seed,
+    check_str,
+)
 
 __all__ = ["set_seed", "History", "fit"]
 
@@ -103,14 +110,34 @@ def fit(
     Returns:
         History(loss, step_loss, eval, seconds).
 
+    Every argument is checked before training starts (ValueError naming it); what the
+    callables return is checked when they return: ``make_batches`` an iterable, ``loss_fn`` a
+    tensor of one element that depends on the parameters, ``eval_fn`` a number. An epoch
+    with no batches is legitimate: its loss is recorded as 0.0.
+
     Lecture 01.
     """
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"model must be a torch.nn.Module, got {type(model).__name__}")
     check_positive_int("epochs", epochs)
-    for name, fn in (("make_batches", make_batches), ("loss_fn", loss_fn)):
-        if not callable(fn):
-            raise ValueError(f"{name} must be callable, got {type(fn).__name__}")
+    check_callable("make_batches", make_batches)
+    check_callable("loss_fn", loss_fn)
+    if eval_fn is not None:
+        check_callable("eval_fn", eval_fn)
+    check_bool("eval_every_epoch", eval_every_epoch)
+    check_bool("progress", progress)
+    check_str("desc", desc, allow_empty=True)
+    if generator is not None and not isinstance(generator, torch.Generator):
+        raise ValueError(
+            f"generator must be a torch.Generator (e.g. torch.Generator().manual_seed(0)) or "
+            f"None, got {type(generator).__name__}"
+        )
     if optimizer is None:
         check_range("lr", lr, 0, low_open=True)
+        if not any(True for _ in model.parameters()):
+            raise ValueError(
+                f"model must have parameters to train, got a {type(model).__name__} with none"
+            )
     elif not isinstance(optimizer, torch.optim.Optimizer):
         got = type(optimizer).__name__
         raise ValueError(f"optimizer must be a torch.optim.Optimizer, got {got}")
@@ -142,9 +169,9 @@ def fit(
     for epoch in range(epochs):
         model.train()
         first = len(history.step_loss)
-        for batch in make_batches(epoch, generator):
+        for batch in _batches(make_batches, epoch, generator):
             optimizer.zero_grad()
-            loss = loss_fn(model, batch)
+            loss = _check_loss(loss_fn(model, batch))
             loss.backward()
             if clip is not None:
                 nn.utils.clip_grad_norm_(model.parameters(), clip)
@@ -158,7 +185,7 @@ def fit(
             per_epoch.step()
         model.eval()
         if eval_fn is not None and (eval_every_epoch or epoch == epochs - 1):
-            history.eval.append(float(eval_fn(model)))
+            history.eval.append(_check_eval(eval_fn(model)))
         if bar is not None:
             info = {"loss": f"{history.loss[-1]:.4f}"}
             if history.eval:
@@ -169,3 +196,40 @@ def fit(
         bar.close()
     history.seconds = time.perf_counter() - start
     return history
+
+
+def _batches(make_batches: Callable, epoch: int, generator: torch.Generator) -> Iterable:
+    batches = make_batches(epoch, generator)
+    try:
+        return iter(batches)
+    except TypeError:
+        raise ValueError(
+            "make_batches must return an iterable of batches (a list, a generator), got "
+            f"{type(batches).__name__}"
+        ) from None
+
+
+def _check_loss(loss: object) -> torch.Tensor:
+    if not isinstance(loss, torch.Tensor):
+        raise ValueError(
+            f"loss_fn must return a scalar loss tensor, got {type(loss).__name__} (return the "
+            "tensor, not loss.item())"
+        )
+    if loss.numel() != 1:
+        raise ValueError(
+            f"loss_fn must return a scalar loss tensor, got shape {tuple(loss.shape)} (reduce "
+            "it, e.g. with .mean())"
+        )
+    if not loss.requires_grad:
+        raise ValueError(
+            "loss_fn must return a loss computed from the model's parameters (requires_grad), "
+            "got one that does not require grad (detached, or built under torch.no_grad)"
+        )
+    return loss
+
+
+def _check_eval(value: object) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"eval_fn must return a number, got {type(value).__name__}") from None

@@ -319,3 +319,38 @@ def test_mha_forward_is_its_three_public_pieces():
     assert torch.equal(out, expected_out) and torch.equal(weights, expected_weights)
     with pytest.raises(ValueError, match=r"k must be \(B, H=4, T, Dh=4\), got \(2, 5, 16\)"):
         mha.attend(q, memory, v)
+
+
+def test_legitimate_odd_inputs():
+    """Empty sequences: Tq = 0 gives an empty output, Tk = 0 all-zero outputs like a fully
+    masked row (as torch's scaled_dot_product_attention); float64 throughout is fine for the
+    parameter-free functions and for a float64 module; split/merge_heads take any dtype."""
+    q, k, v = torch.randn(2, 3, 4), torch.zeros(2, 0, 4), torch.zeros(2, 0, 5)
+    out, weights = scaled_dot_product_attention(q, k, v)
+    assert weights.shape == (2, 3, 0) and torch.equal(out, torch.zeros(2, 3, 5))
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v))
+    out, weights = scaled_dot_product_attention(torch.zeros(2, 0, 4), q, torch.randn(2, 3, 5))
+    assert out.shape == (2, 0, 5) and weights.shape == (2, 0, 3)
+    q64, k64, v64 = (t.double() for t in qkv(2))
+    out, _ = scaled_dot_product_attention(q64, k64, v64)
+    assert out.dtype == torch.float64
+    assert CosineScore()(q64, k64).dtype == torch.float64
+    mha = MultiHeadAttention(8, 2)
+    out, weights = mha(torch.zeros(2, 0, 8), torch.zeros(2, 4, 8), torch.zeros(2, 4, 8))
+    assert out.shape == (2, 0, 8) and weights.shape == (2, 2, 0, 4)
+    x64 = torch.randn(2, 3, 8, dtype=torch.float64)
+    assert mha.double()(x64, x64, x64)[0].dtype == torch.float64
+    ids = torch.arange(24).reshape(1, 3, 8)
+    assert torch.equal(merge_heads(split_heads(ids, 2)), ids)
+
+
+def test_load_from_torch_mismatch_copies_nothing():
+    mha = MultiHeadAttention(8, 2)
+    before = {k: v.clone() for k, v in mha.state_dict().items()}
+    for torch_mha in (
+        torch.nn.MultiheadAttention(8, 2),  # batch_first=False
+        torch.nn.MultiheadAttention(8, 2, batch_first=True, add_zero_attn=True),
+    ):
+        with pytest.raises(ValueError, match=r"batch_first|add_zero_attn"):
+            mha.load_from_torch(torch_mha)
+    assert all(torch.equal(before[k], v) for k, v in mha.state_dict().items())

@@ -211,7 +211,8 @@ def test_trace_of_the_hand_built_example():
         ({"eos": True}, "eos"),
         ({"eos": 9}, "eos=9 is not a token id: step returned V=5"),
         ({"step": None}, "step must be callable"),
-        ({"length_penalty": math.nan}, "length_penalty must be a finite number"),
+        ({"length_penalty": math.nan}, r"length_penalty must be a number in \[0, inf\), got nan"),
+        ({"length_penalty": -1.0}, r"length_penalty must be a number in \[0, inf\), got -1.0"),
         ({"trace": 1}, "trace must be a bool"),
     ],
 )

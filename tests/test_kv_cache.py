@@ -34,5 +34,20 @@ def test_layer_step_rejects_a_wrong_input():
     layer = Decoder(1, D, H, FF).layers[0]
     with pytest.raises(ValueError, match=r"x_t must be \(B, 1, d_model=16\), got \(2, 3, 16\)"):
         layer_step(layer, torch.zeros(2, 3, D), (torch.zeros(2, H, 4, 4),) * 2)
-    with pytest.raises(ValueError, match=r"x_t must be \(B, 1, d_model=16\), got list"):
+    with pytest.raises(
+        ValueError, match=r"x_t must be a torch.Tensor of shape \(B, 1, d_model=16\), got list"
+    ):
         layer_step(layer, [0.0], (torch.zeros(2, H, 4, 4),) * 2)
+
+
+def test_memory_of_one_source_broadcasts_over_hypotheses():
+    """memory_kv of batch 1 with x_t of batch N (one source, N hypotheses) is legitimate: it
+    equals the memory repeated N times."""
+    torch.manual_seed(0)
+    decoder = Decoder(1, D, H, FF).eval()
+    memory, x_t = torch.randn(1, 5, D), torch.randn(3, 1, D)
+    one = project_memory(decoder, memory)
+    many = project_memory(decoder, memory.expand(3, 5, D))
+    out_one, _, _ = decoder_step(decoder, x_t, one)
+    out_many, _, _ = decoder_step(decoder, x_t, many)
+    torch.testing.assert_close(out_one, out_many)

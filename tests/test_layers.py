@@ -131,3 +131,60 @@ def test_sublayer_is_add_and_norm(norm_first):
     torch.testing.assert_close(out, expected)
     with pytest.raises(ValueError, match=r"i must be a sublayer number in 1\.\.2, got 3"):
         layer.sublayer(3, x, double)
+
+
+def test_load_from_torch_copies_matching_gelu_eps_pre_norm_stacks():
+    """Every compared field matching (gelu, eps 1e-6, pre-norm): the copy equals torch."""
+    torch.manual_seed(0)
+    kwargs = {"activation": "gelu", "norm_first": True, "layer_norm_eps": 1e-6}
+    layer = nn.TransformerEncoderLayer(D, H, FF, dropout=0.0, batch_first=True, **kwargs)
+    ref = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(D, eps=1e-6),
+                                enable_nested_tensor=False).eval()  # fmt: skip
+    mine = Encoder(2, D, H, FF, **kwargs).load_from_torch(ref)
+    x = torch.randn(2, 5, D)
+    torch.testing.assert_close(mine(x)[0], ref(x), atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("activation", "gelu"), ("layer_norm_eps", 1e-6), ("norm_first", True), ("bias", False)],
+)
+def test_load_from_torch_mismatch_copies_nothing(field, value):
+    """A differing field: ValueError naming it and both values; no weight is changed, also
+    not in the attention sublayers checked before the mismatch was found."""
+    torch.manual_seed(0)
+    mine = DecoderLayer(D, H, FF)
+    before = {k: v.clone() for k, v in mine.state_dict().items()}
+    ref = nn.TransformerDecoderLayer(D, H, FF, dropout=0.0, batch_first=True, **{field: value})
+    default = {"activation": "relu", "layer_norm_eps": 1e-05, "norm_first": False, "bias": True}
+    with pytest.raises(
+        ValueError, match=rf"torch_layer has {field}=.*this layer has {field}="
+    ) as e:
+        mine.load_from_torch(ref)
+    assert repr(value) in str(e.value) and repr(default[field]) in str(e.value)
+    assert all(torch.equal(before[k], v) for k, v in mine.state_dict().items())
+
+
+def test_stack_mismatch_in_a_later_layer_copies_nothing():
+    torch.manual_seed(0)
+    ref = nn.TransformerEncoder(
+        nn.TransformerEncoderLayer(D, H, FF, dropout=0.0, batch_first=True), 2,
+        enable_nested_tensor=False,
+    )  # fmt: skip
+    ref.layers[1].activation = nn.functional.gelu  # only the second layer differs
+    mine = Encoder(2, D, H, FF)
+    before = {k: v.clone() for k, v in mine.state_dict().items()}
+    with pytest.raises(ValueError, match=r"layer 1: torch_layer has activation='gelu'"):
+        mine.load_from_torch(ref)
+    assert all(torch.equal(before[k], v) for k, v in mine.state_dict().items())
+
+
+def test_legitimate_odd_inputs():
+    """Empty sequences (T = 0) give empty outputs; a float64 layer takes float64 input;
+    the feed-forward network is position-wise, so any leading dims work."""
+    layer = EncoderLayer(8, 2, 16).eval()
+    out, weights = layer(torch.zeros(2, 0, 8))
+    assert out.shape == (2, 0, 8) and weights.shape == (2, 2, 0, 0)
+    out, _ = layer.double()(torch.zeros(2, 3, 8, dtype=torch.float64))
+    assert out.dtype == torch.float64
+    assert PositionwiseFeedForward(8, 16)(torch.zeros(5, 8)).shape == (5, 8)

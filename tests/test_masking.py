@@ -1,5 +1,6 @@
 """lecturekit.masking: the masks and how they enter the softmax."""
 
+import numpy as np
 import pytest
 import torch
 
@@ -86,3 +87,31 @@ def test_bad_inputs_raise_clear_errors():
         masked_softmax(torch.randn(2, 2), torch.ones(3, dtype=torch.bool))
     with pytest.raises(ValueError, match=r"pad must be \(B, Tk\)"):
         key_padding_mask(torch.ones(3, dtype=torch.bool))
+
+
+def test_how_the_float_mask_hint_converts_each_convention():
+    """The error for a non-bool mask names the conversion of each convention; each one gives
+    lecturekit's mask (True = may attend)."""
+    want = causal_mask(3)
+    additive = torch.zeros(3, 3).masked_fill(~want, float("-inf"))  # torch's float attn_mask
+    keep01 = want.long()  # 1 = keep
+    torch_bool = ~want  # torch.nn.MultiheadAttention: True = may NOT attend
+    with pytest.raises(ValueError, match=r"0 and -inf: an additive mask.*mask == 0") as e:
+        masked_softmax(torch.zeros(3, 3), additive)
+    assert "mask.bool()" in str(e.value) and "~mask" in str(e.value)
+    assert torch.equal(additive == 0, want) and not torch.equal(additive.bool(), want)
+    assert torch.equal(keep01.bool(), want) and torch.equal(~torch_bool, want)
+    with pytest.raises(ValueError, match=r"holds 0 and 1.*pad\.bool\(\)"):
+        key_padding_mask(padding_mask([2, 1], 2).float())
+
+
+def test_legitimate_odd_inputs():
+    """A length-0 sequence in a batch (its row is fully masked), lengths as a numpy array,
+    empty scores, and NaN scores (NaN weights in that row, as torch.softmax)."""
+    assert torch.equal(padding_mask(np.array([2, 0]), 2), torch.tensor([[1, 1], [0, 0]]).bool())
+    assert masked_softmax(torch.zeros(2, 0, 3)).shape == (2, 0, 3)
+    assert masked_softmax(torch.zeros(2, 3, 0), torch.ones(3, 0, dtype=torch.bool)).shape == (
+        2, 3, 0,
+    )  # fmt: skip
+    w = masked_softmax(torch.tensor([[0.0, float("nan")], [0.0, 0.0]]))
+    assert torch.isnan(w[0]).all() and torch.equal(w[1], torch.tensor([0.5, 0.5]))

@@ -131,3 +131,13 @@ def test_position_similarity():
     torch.testing.assert_close(position_similarity(pos[0, 1:], (4, 4)), sim)
     with pytest.raises(ValueError, match=r"pos_embed must be \(1, 10, D\), \(10, D\) or \(9, D\)"):
         position_similarity(pos, (3, 3))
+
+
+def test_reshapes_take_any_dtype():
+    """patchify / unpatchify / cls_attention only reshape: uint8 and integer tensors are
+    legitimate and keep their dtype."""
+    images = torch.randint(0, 256, (2, 3, 8, 8), dtype=torch.uint8)
+    patches = patchify(images, 4)
+    assert patches.dtype == torch.uint8 and patches.shape == (2, 4, 48)
+    assert torch.equal(unpatchify(patches, 8, 4), images)
+    assert cls_attention(torch.arange(25).reshape(5, 5), (2, 2)).dtype == torch.int64

@@ -85,3 +85,15 @@ def test_bad_inputs():
         LearnedPositionalEmbedding(10, 8)(torch.randn(1, 4, 6))
     with pytest.raises(ValueError, match="max_len must be a positive integer"):
         LearnedPositionalEmbedding(0, 8)
+
+
+def test_legitimate_odd_inputs():
+    """The sinusoidal table is added in x's dtype (float64 too); a float64 learned embedding
+    takes float64 input; an empty sequence (T = 0) gives an empty output."""
+    x64 = torch.zeros(1, 4, 8, dtype=torch.float64)
+    out = SinusoidalPositionalEncoding(8, 10)(x64)
+    assert out.dtype == torch.float64
+    torch.testing.assert_close(out[0], sinusoidal_encoding(4, 8, dtype=torch.float64))
+    assert LearnedPositionalEmbedding(10, 8).double()(x64).dtype == torch.float64
+    assert SinusoidalPositionalEncoding(8, 10)(torch.zeros(2, 0, 8)).shape == (2, 0, 8)
+    assert torch.isfinite(frequencies(8, base=0.5)).all()  # any finite base > 0

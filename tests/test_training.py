@@ -117,3 +117,13 @@ def test_fit_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         kwargs = {"loss_fn": lambda m, b: None, **kwargs}
         fit(nn.Linear(2, 2), lambda e, g: [], progress=False, **kwargs)
+
+
+def test_legitimate_odd_inputs():
+    """An epoch without batches records a loss of 0.0; a loss of shape (1,) is a scalar."""
+    model = nn.Linear(2, 1)
+    history = fit(model, lambda e, g: [], lambda m, b: None, epochs=2, progress=False)
+    assert history.loss == [0.0, 0.0] and history.step_loss == []
+    history = fit(model, lambda e, g: [torch.ones(4, 2)], lambda m, b: m(b).mean().reshape(1),
+                  epochs=1, progress=False)  # fmt: skip
+    assert len(history.step_loss) == 1
