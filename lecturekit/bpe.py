@@ -35,6 +35,9 @@ Public API::
     apply_bpe("lowest", merges)                 # ['low', 'est']
     tok = BPETokenizer.train(word_counts, num_merges)   # or BPETokenizer(alphabet, merges)
     tok.tokenize("the lowest newer"), tok.vocab, len(tok)   # unknown characters -> "[UNK]"
+    #   word_counts: a non-empty mapping word -> count > 0 (words without spaces);
+    #   merges: a list of (str, str) pairs; end_of_word / prefix: None or a str without spaces
+    #   ("" means None)
     pair_counts(segmentation, word_counts), symbol_counts(segmentation, word_counts)
 
 Lecture 12; Sennrich et al. 2016 Algorithm 1.
@@ -48,7 +51,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import (
+    check_choice,
+    check_instance,
+    check_positive_int,
+    check_str,
+    check_word_counts,
+)
 
 __all__ = [
     "CRITERIA",
@@ -93,9 +102,34 @@ def split_word(word: str, end_of_word: str | None = None, prefix: str | None = N
     """A word's initial symbols: its characters (non-initial ones with ``prefix``), then
     ``end_of_word`` if given. ``split_word("low", "</w>")`` -> ['l', 'o', 'w', '</w>'].
 
+    An empty word has no characters: ``split_word("")`` -> [] (then ``end_of_word`` alone).
+
     Lecture 12; Sennrich et al. 2016 Algorithm 1."""
+    check_str("word", word, allow_empty=True)
+    _check_marker("end_of_word", end_of_word)
+    _check_marker("prefix", prefix)
     symbols = [word[0], *(f"{prefix or ''}{c}" for c in word[1:])] if word else []
     return [*symbols, end_of_word] if end_of_word else symbols
+
+
+def _check_marker(name: str, value: object) -> None:
+    """end_of_word / prefix: None, or a str without white space ("" counts as None)."""
+    if value is not None:
+        check_str(name, value, allow_empty=True)
+        if any(c.isspace() for c in value):
+            raise ValueError(f"{name} must not contain white space, got {value!r}")
+
+
+def _check_segmentation(segmentation: object, word_counts: object) -> None:
+    """A mapping word -> symbols whose every word has a count in ``word_counts``."""
+    for name, value in (("segmentation", segmentation), ("word_counts", word_counts)):
+        check_instance(name, value, Mapping)
+    missing = [w for w in segmentation if w not in word_counts]
+    if missing:
+        raise ValueError(
+            f"segmentation has words that word_counts does not count: {missing[:5]} (segment "
+            "the words of word_counts)"
+        )
 
 
 def _join(a: str, b: str, prefix: str | None) -> str:
@@ -105,6 +139,7 @@ def _join(a: str, b: str, prefix: str | None) -> str:
 def pair_counts(segmentation: Mapping[str, Sequence[str]], word_counts: Mapping[str, int]):
     """``Counter``: adjacent pair -> sum over words of occurrences x the word's count, in order
     of first occurrence. Lecture 12; Sennrich et al. 2016 Algorithm 1 (get_stats)."""
+    _check_segmentation(segmentation, word_counts)
     counts: Counter[Pair] = Counter()
     for word, symbols in segmentation.items():
         for pair in pairwise(symbols):
@@ -115,22 +150,12 @@ def pair_counts(segmentation: Mapping[str, Sequence[str]], word_counts: Mapping[
 def symbol_counts(segmentation: Mapping[str, Sequence[str]], word_counts: Mapping[str, int]):
     """``Counter``: symbol -> how often it occurs over all words (word counts included).
     Lecture 12: count(a) in WordPiece's score count(ab) / (count(a) count(b))."""
+    _check_segmentation(segmentation, word_counts)
     counts: Counter[str] = Counter()
     for word, symbols in segmentation.items():
         for symbol in symbols:
             counts[symbol] += word_counts[word]
     return counts
-
-
-def _check_word_counts(word_counts: Mapping[str, int]) -> None:
-    if not isinstance(word_counts, Mapping) or not word_counts:
-        raise ValueError(
-            f"word_counts must be a non-empty mapping word -> count, got {word_counts!r}"
-        )
-    for word, count in word_counts.items():
-        if not isinstance(word, str) or not word or any(c.isspace() for c in word):
-            raise ValueError(f"word_counts has a key {word!r} that is not a word without spaces")
-        check_positive_int(f"word_counts[{word!r}]", count)
 
 
 def learn_bpe(
@@ -155,14 +180,12 @@ def learn_bpe(
 
     Lecture 12; Sennrich et al. 2016 Algorithm 1 (criterion="likelihood": WordPiece's score).
     """
-    _check_word_counts(word_counts)
+    check_word_counts("word_counts", word_counts)
     check_positive_int("num_merges", num_merges)
-    for option, value, allowed in (
-        ("criterion", criterion, CRITERIA),
-        ("tie_break", tie_break, TIE_BREAKS),
-    ):
-        if value not in allowed:
-            raise ValueError(f"{option}={value!r} is not one of {list(allowed)}")
+    check_choice("criterion", criterion, CRITERIA)
+    check_choice("tie_break", tie_break, TIE_BREAKS)
+    _check_marker("end_of_word", end_of_word)
+    _check_marker("prefix", prefix)
     seg = {word: tuple(split_word(word, end_of_word, prefix)) for word in word_counts}
     rank = {s: i for i, s in enumerate(sorted({s for symbols in seg.values() for s in symbols}))}
     merges: list[Pair] = []
@@ -222,13 +245,32 @@ def apply_bpe(
     Lecture 12; Sennrich et al. 2016 section 3.2.
     """
     _check_word(word)
-    ranks = {tuple(pair): i for i, pair in reversed(list(enumerate(merges)))}
+    merges = _check_merges(merges)
+    ranks = {pair: i for i, pair in reversed(list(enumerate(merges)))}
     return _replay(split_word(word, end_of_word, prefix), ranks, prefix)
 
 
 def _check_word(word: str) -> None:
     if not isinstance(word, str) or not word or any(c.isspace() for c in word):
         raise ValueError(f"word must be a non-empty string without spaces, got {word!r}")
+
+
+def _check_merges(merges: object) -> list[Pair]:
+    """A list (or tuple) of merges, each a pair of str (what ``learn_bpe`` returns)."""
+    if isinstance(merges, (str, bytes, Mapping)) or not isinstance(merges, Sequence):
+        raise ValueError(
+            f"merges must be a list of (str, str) pairs as learn_bpe returns, got "
+            f"{type(merges).__name__} {merges!r:.60}"
+        )
+    for i, pair in enumerate(merges):
+        if (
+            isinstance(pair, (str, bytes))
+            or not isinstance(pair, Sequence)
+            or len(pair) != 2
+            or not all(isinstance(s, str) and s for s in pair)
+        ):
+            raise ValueError(f"merges[{i}] must be a pair of symbols (str, str), got {pair!r}")
+    return [tuple(pair) for pair in merges]
 
 
 def _replay(symbols: list[str], ranks: Mapping[Pair, int], prefix: str | None) -> list[str]:
@@ -248,6 +290,10 @@ class BPETokenizer:
     ``apply_bpe``; a character outside the alphabet becomes ``unk_token`` (one per character,
     as in ``tokenizers``' BPE model).
 
+    ``alphabet``: the initial symbols, any non-empty iterable of str (a str is read as its
+    characters: ``BPETokenizer("abc", [])``); ``merges``: (str, str) pairs, each of known
+    symbols. An empty alphabet is a tokenizer that was never trained: use ``train``.
+
     Lecture 12; Sennrich et al. 2016.
     """
 
@@ -259,8 +305,21 @@ class BPETokenizer:
         end_of_word: str | None = None,
         unk_token: str = "[UNK]",
     ):
-        self.alphabet = sorted(set(alphabet))
-        self.merges = [tuple(pair) for pair in merges]
+        check_str("unk_token", unk_token)
+        _check_marker("end_of_word", end_of_word)
+        if isinstance(alphabet, Mapping) or not isinstance(alphabet, Iterable):
+            raise ValueError(f"alphabet must be an iterable of str, got {type(alphabet).__name__}")
+        symbols = set(alphabet)
+        if not symbols:
+            raise ValueError(
+                "alphabet must not be empty: a tokenizer without symbols was never trained "
+                "(build one with BPETokenizer.train(word_counts, num_merges))"
+            )
+        for symbol in symbols:
+            if not isinstance(symbol, str) or not symbol:
+                raise ValueError(f"alphabet must hold non-empty str symbols, got {symbol!r}")
+        self.alphabet = sorted(symbols)
+        self.merges = _check_merges(merges)
         self.end_of_word, self.unk_token = end_of_word, unk_token
         known = set(self.alphabet)
         for i, pair in enumerate(self.merges):
@@ -283,6 +342,7 @@ class BPETokenizer:
         unk_token: str = "[UNK]",
     ) -> BPETokenizer:
         """Learn ``num_merges`` merges from word counts (``learn_bpe``, criterion "frequency")."""
+        check_word_counts("word_counts", word_counts)
         merges, _ = learn_bpe(word_counts, num_merges, end_of_word=end_of_word, tie_break=tie_break)
         alphabet = {s for word in word_counts for s in split_word(word, end_of_word)}
         return cls(alphabet, merges, end_of_word=end_of_word, unk_token=unk_token)
@@ -297,5 +357,7 @@ class BPETokenizer:
         return [s if s in self._known else self.unk_token for s in symbols]
 
     def tokenize(self, text: str) -> list[str]:
-        """Text -> tokens: "the lowest" -> segment("the") + segment("lowest")."""
+        """Text -> tokens: "the lowest" -> segment("the") + segment("lowest"). An empty text
+        gives no tokens."""
+        check_str("text", text, allow_empty=True)
         return [token for word in text.split() for token in self.segment(word)]

@@ -15,6 +15,8 @@ Public API::
     ids, segments = tok.encode_pair(a, b)       # [CLS] a [SEP] b [SEP] and 0/1 segment ids
     tok.decode(ids)                             # back to words, ## pieces joined
     tok.convert_ids_to_tokens(ids), tok.convert_tokens_to_ids(tokens), len(tok), tok.vocab
+    #   ids: a list (any iterable) of ints or a 1-D integer tensor, each in 0..len(tok)-1;
+    #   unknown tokens -> [UNK]'s id; empty text -> no ids
     train_hf_wordpiece(word_counts, vocab_size)  # tokenizers' WordPieceTrainer, made deterministic
     train_hf_bpe(word_counts, num_merges)       # the merges tokenizers' BpeTrainer learns
     count_words(sentences)                      # Counter of pre-tokenised words
@@ -29,7 +31,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import (
+    as_token_ids,
+    check_bool,
+    check_positive_int,
+    check_str,
+    check_strings,
+    check_word_counts,
+)
 
 __all__ = [
     "SPECIAL_TOKENS",
@@ -60,9 +69,20 @@ def _pre_tokenize(text: str) -> list[str]:
 
 
 def count_words(sentences: Iterable[str]) -> Counter[str]:
-    """Word counts after BERT-style pre-tokenisation (lower case, punctuation split off)."""
+    """Word counts after BERT-style pre-tokenisation (lower case, punctuation split off).
+
+    ``sentences``: any iterable of str (a list, a generator); a bare str is rejected (its
+    characters would be counted as sentences). No sentences, or only empty ones, give an empty
+    Counter.
+    """
+    if isinstance(sentences, str) or not isinstance(sentences, Iterable):
+        check_strings("sentences", sentences)  # raises, naming what to pass
     counts: Counter[str] = Counter()
-    for sentence in sentences:
+    for i, sentence in enumerate(sentences):
+        if not isinstance(sentence, str):
+            raise ValueError(
+                f"sentences[{i}] must be a string, got {type(sentence).__name__} {sentence!r}"
+            )
         counts.update(_pre_tokenize(sentence))
     return counts
 
@@ -77,14 +97,25 @@ def learn_wordpiece(word_counts: Mapping[str, int], vocab_size: int) -> list[str
     (This is the frequency criterion of the Hugging Face ``tokenizers`` WordPiece trainer; its
     own implementation breaks ties differently from run to run, so lecturekit keeps its own.)
 
+    ``word_counts``: a non-empty mapping word -> count > 0 (``count_words`` makes one), as
+    ``bpe.learn_bpe``'s. ``vocab_size`` must hold at least the special tokens and the alphabet
+    (every character piece and punctuation mark), so that every word can be spelled.
+
     Lecture 08; Sennrich et al. 2016 (the merge loop), Wu et al. 2016 (## pieces).
     """
+    check_word_counts("word_counts", word_counts)
     check_positive_int("vocab_size", vocab_size)
     if vocab_size <= len(SPECIAL_TOKENS):
         raise ValueError(f"vocab_size={vocab_size} must exceed {len(SPECIAL_TOKENS)}")
     words = {w: [w[0], *(f"##{c}" for c in w[1:])] for w in sorted(word_counts)}
     alphabet = set(_PUNCTUATION) | {piece for pieces in words.values() for piece in pieces}
     vocab = [*SPECIAL_TOKENS, *sorted(alphabet)]
+    if vocab_size < len(vocab):
+        raise ValueError(
+            f"vocab_size={vocab_size} is smaller than the {len(SPECIAL_TOKENS)} special tokens "
+            f"+ the alphabet of {len(alphabet)} pieces (characters and punctuation): need at "
+            f"least {len(vocab)} to spell every word"
+        )
     while len(vocab) < vocab_size:
         pairs: Counter[tuple[str, str]] = Counter()
         for word, pieces in words.items():
@@ -113,7 +144,7 @@ class WordPieceTokenizer:
     def __init__(self, vocab: Sequence[str]):
         from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers
 
-        vocab = list(vocab)
+        vocab = check_strings("vocab", vocab)
         if tuple(vocab[: len(SPECIAL_TOKENS)]) != SPECIAL_TOKENS:
             raise ValueError(
                 f"vocab must start with {list(SPECIAL_TOKENS)}, got {vocab[: len(SPECIAL_TOKENS)]}"
@@ -131,40 +162,45 @@ class WordPieceTokenizer:
 
     @classmethod
     def train(cls, sentences: Iterable[str], vocab_size: int = 400) -> WordPieceTokenizer:
-        """Learn a WordPiece vocabulary of ``vocab_size`` entries (special tokens included).
+        """Learn a WordPiece vocabulary of ``vocab_size`` entries (special tokens included)
+        from ``sentences`` (any iterable of str, as ``count_words``).
 
         Deterministic: see ``learn_wordpiece``.
         """
-        counts: Counter[str] = Counter()
-        for sentence in sentences:
-            counts.update(_pre_tokenize(sentence))
+        counts = count_words(sentences)
+        if not counts:
+            raise ValueError("sentences must hold at least one word, got none")
         return cls(learn_wordpiece(counts, vocab_size))
 
     def __len__(self) -> int:
         return len(self.vocab)
 
     def tokenize(self, text: str) -> list[str]:
-        """Words -> WordPiece tokens, e.g. "he likes playing" -> he likes play ##ing."""
+        """Words -> WordPiece tokens, e.g. "he likes playing" -> he likes play ##ing.
+        An empty text gives no tokens."""
+        check_str("text", text, allow_empty=True)
         return self._tok.encode(text, add_special_tokens=False).tokens
 
     def encode(self, text: str) -> list[int]:
-        """Token ids of ``text`` (no [CLS]/[SEP])."""
+        """Token ids of ``text`` (no [CLS]/[SEP]); an empty text gives no ids."""
+        check_str("text", text, allow_empty=True)
         return self._tok.encode(text, add_special_tokens=False).ids
 
     def convert_tokens_to_ids(self, tokens: Sequence[str]) -> list[int]:
+        """Tokens -> ids; a token not in the vocabulary gets [UNK]'s id (``UNK_ID``)."""
+        tokens = check_strings("tokens", tokens, allow_empty=True)
         return [self._ids.get(t, UNK_ID) for t in tokens]
 
     def convert_ids_to_tokens(self, ids: Iterable[int]) -> list[str]:
-        out = []
-        for i in ids:
-            i = int(i)
-            if not 0 <= i < len(self.vocab):
-                raise ValueError(f"id {i} is outside the vocabulary [0, {len(self.vocab)})")
-            out.append(self.vocab[i])
-        return out
+        """Ids (a list of ints or a 1-D integer tensor, each in 0..len(self)-1) -> tokens."""
+        ids = as_token_ids("ids", ids, len(self.vocab), allow_empty=True)
+        return [self.vocab[i] for i in ids.tolist()]
 
     def encode_pair(self, a: str, b: str | None = None) -> tuple[list[int], list[int]]:
         """``[CLS] a [SEP]`` or ``[CLS] a [SEP] b [SEP]``, with segment ids 0 for A, 1 for B."""
+        check_str("a", a, allow_empty=True)
+        if b is not None:
+            check_str("b", b, allow_empty=True)
         ids_a = [CLS_ID, *self.encode(a), SEP_ID]
         if b is None:
             return ids_a, [0] * len(ids_a)
@@ -172,7 +208,9 @@ class WordPieceTokenizer:
         return ids_a + ids_b, [0] * len(ids_a) + [1] * len(ids_b)
 
     def decode(self, ids: Iterable[int], skip_special: bool = True) -> str:
-        """Ids -> text, joining "##" continuation pieces to the word before them."""
+        """Ids -> text, joining "##" continuation pieces to the word before them (ids as
+        ``convert_ids_to_tokens``; ``skip_special`` drops [PAD], [CLS], ...)."""
+        check_bool("skip_special", skip_special)
         tokens = self.convert_ids_to_tokens(ids)
         if skip_special:
             tokens = [t for t in tokens if t not in SPECIAL_TOKENS]
@@ -195,9 +233,9 @@ def train_hf_wordpiece(
     """
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
+    check_word_counts("word_counts", word_counts)
     check_positive_int("vocab_size", vocab_size)
-    if not word_counts:
-        raise ValueError("word_counts is empty")
+    check_bool("pin_ids", pin_ids)
     pinned = sorted({f"##{c}" for word in word_counts for c in word[1:]}) if pin_ids else []
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
@@ -219,9 +257,8 @@ def train_hf_bpe(word_counts: Mapping[str, int], num_merges: int) -> list[tuple[
     """
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
+    check_word_counts("word_counts", word_counts)
     check_positive_int("num_merges", num_merges)
-    if not word_counts:
-        raise ValueError("word_counts is empty")
     alphabet = {c for word in word_counts for c in word}
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()

@@ -194,16 +194,16 @@ def test_learning_is_deterministic_and_stops_when_words_are_whole():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: learn_bpe({}, 3), "word_counts must be a non-empty mapping"),
-        (lambda: learn_bpe(["low"], 3), "word_counts must be a non-empty mapping"),
+        (lambda: learn_bpe({}, 3), "word_counts must not be empty"),
+        (lambda: learn_bpe(["low"], 3), r"word_counts must be a mapping word -> count, got list"),
         (lambda: learn_bpe({"low": 0}, 3), r"word_counts\['low'\] must be a positive integer"),
-        (lambda: learn_bpe({"lo w": 2}, 3), "word_counts has a key 'lo w'"),
+        (lambda: learn_bpe({"lo w": 2}, 3), "word_counts has a key 'lo w' that is not a word"),
         (lambda: learn_bpe(SLIDES_DICTIONARY, 0), "num_merges must be a positive integer, got 0"),
         (lambda: learn_bpe(SLIDES_DICTIONARY, 3, criterion="score"), "criterion='score' is not"),
         (lambda: learn_bpe(SLIDES_DICTIONARY, 3, tie_break="random"), "tie_break='random' is"),
         (lambda: apply_bpe("", []), "word must be a non-empty string without spaces"),
         (lambda: BPETokenizer("ab", [("a", "c")]), r"merges\[0\]=\('a', 'c'\) uses a symbol"),
-        (lambda: train_hf_bpe({}, 3), "word_counts is empty"),
+        (lambda: train_hf_bpe({}, 3), "word_counts must not be empty"),
         (lambda: train_hf_wordpiece({"a": 1}, 0), "vocab_size must be a positive integer"),
     ],
 )

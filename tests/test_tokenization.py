@@ -74,5 +74,8 @@ def test_bad_vocabularies_and_ids_raise():
         WordPieceTokenizer([*SPECIAL_TOKENS, "a", "a"])
     with pytest.raises(ValueError, match="vocab_size=5 must exceed 5"):
         learn_wordpiece({"a": 1}, 5)
-    with pytest.raises(ValueError, match=r"id 9 is outside the vocabulary \[0, 6\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"ids must hold ids in 0\.\.5 \(a vocabulary of 6\), got values from 9 to 9",
+    ):
         WordPieceTokenizer([*SPECIAL_TOKENS, "a"]).convert_ids_to_tokens([9])

@@ -9,6 +9,7 @@ Public API::
     small = data.with_train_fraction(0.25)  # a stratified quarter of the training images
     random_shift(images, max_shift=1, generator=None, prob=1.0)   # move by up to 1 pixel
     random_affine(images, rotation=15.0, scale=0.1, generator=None, prob=1.0)  # turn and zoom
+    #   images (B, C, H, W); random_affine needs floating-point images, random_shift any dtype
     for images, labels in batches(images, labels, batch_size, generator=None): ...
 
 Training and evaluation on these data live in ``lecturekit.shipped.vit``.
@@ -29,7 +30,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from lecturekit.utils.checks import check_non_negative_int, check_positive_int
+from lecturekit.utils.checks import (
+    check_instance,
+    check_non_negative_int,
+    check_positive_int,
+    check_range,
+    check_seed,
+    check_tensor,
+)
 
 __all__ = [
     "DigitsData",
@@ -55,9 +63,9 @@ class DigitsData:
 
     def with_train_fraction(self, fraction: float, seed: int = 0) -> DigitsData:
         """The same test set, and ``fraction`` of the training images of every class (chosen
-        with ``seed``; at least one per class), for learning curves."""
-        if not 0 < fraction <= 1:
-            raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+        with ``seed``; at least one per class), for learning curves. 0 < fraction <= 1."""
+        check_range("fraction", fraction, 0, 1, low_open=True)
+        check_seed(seed)
         labels = self.train_labels.numpy()
         keep = _stratified(labels, fraction, np.random.default_rng(seed), minimum=1)
         return DigitsData(self.train_images[keep], self.train_labels[keep], self.test_images,
@@ -86,8 +94,8 @@ def load_digits_data(test_fraction: float = 0.2, seed: int = 0) -> DigitsData:
 
     Lecture 09; scikit-learn ``load_digits`` (UCI optical digits, 8 x 8 test set).
     """
-    if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must be in (0, 1), got {test_fraction}")
+    check_range("test_fraction", test_fraction, 0, 1, low_open=True, high_open=True)
+    check_seed(seed)
     try:
         from sklearn.datasets import load_digits
     except ImportError as err:  # pragma: no cover - depends on the environment
@@ -104,10 +112,11 @@ def load_digits_data(test_fraction: float = 0.2, seed: int = 0) -> DigitsData:
     return DigitsData(images[~is_test], labels[~is_test], images[is_test], labels[is_test])
 
 
-def _check_images(images: object) -> None:
-    if not isinstance(images, torch.Tensor) or images.ndim != 4:
-        shape = tuple(images.shape) if isinstance(images, torch.Tensor) else type(images).__name__
-        raise ValueError(f"images must be a (B, C, H, W) tensor, got {shape}")
+def _check_images(images: object, generator: object, prob: object) -> None:
+    check_tensor("images", images, 4, wanted="(B, C, H, W)")
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
+    check_range("prob", prob, 0, 1)
 
 
 def random_affine(
@@ -121,7 +130,8 @@ def random_affine(
     random factor in [1 - scale, 1 + scale] about its centre (bilinear, zeros outside).
 
     Args:
-        images: (B, C, H, W).
+        images: (B, C, H, W), floating-point (any float dtype; integer images are rejected:
+            convert them with ``images.float()``, scaled as the model expects).
         rotation: the largest angle in degrees.
         scale: the largest relative change of size.
         generator: for reproducible draws.
@@ -132,17 +142,16 @@ def random_affine(
 
     Lecture 09.
     """
-    _check_images(images)
-    if rotation < 0 or not 0 <= scale < 1 or not 0 <= prob <= 1:
-        raise ValueError(
-            f"need rotation >= 0, 0 <= scale < 1 and 0 <= prob <= 1, got rotation={rotation}, "
-            f"scale={scale}, prob={prob}"
-        )
+    _check_images(images, generator, prob)
+    check_tensor("images", images, 4, wanted="(B, C, H, W)", floating=True)
+    check_range("rotation", rotation, 0)
+    check_range("scale", scale, 0, 1, high_open=True)
     B = len(images)
     angle = (torch.rand(B, generator=generator) * 2 - 1) * math.radians(rotation)
     zoom = 1 + (torch.rand(B, generator=generator) * 2 - 1) * scale
     cos, sin, zero = torch.cos(angle) / zoom, torch.sin(angle) / zoom, torch.zeros(B)
     theta = torch.stack([torch.stack([cos, -sin, zero], 1), torch.stack([sin, cos, zero], 1)], 1)
+    theta = theta.to(images.dtype)  # float64 images: float64 grid (a no-op for float32)
     grid = F.affine_grid(theta, list(images.shape), align_corners=False)  # (B, H, W, 2)
     moved = F.grid_sample(images, grid, align_corners=False)  # (B, C, H, W)
     chosen = torch.rand(B, generator=generator) < prob
@@ -160,7 +169,7 @@ def random_shift(
     A cheap augmentation for 8 x 8 digits: a digit moved by a pixel is still the same digit.
 
     Args:
-        images: (B, C, H, W).
+        images: (B, C, H, W), any dtype (the pixels are moved, not computed with).
         max_shift: the largest shift in pixels (0 returns the images unchanged).
         generator: for reproducible shifts.
         prob: the share of images that are shifted (the others, and those that drew
@@ -171,10 +180,8 @@ def random_shift(
 
     Lecture 09.
     """
-    _check_images(images)
+    _check_images(images, generator, prob)
     check_non_negative_int("max_shift", max_shift)
-    if not 0 <= prob <= 1:
-        raise ValueError(f"prob must be in [0, 1], got {prob}")
     if max_shift == 0:
         return images
     B, C, H, W = images.shape
@@ -197,13 +204,27 @@ def batches(
     generator: torch.Generator | None = None,
 ) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     """Mini-batches (images (b, C, H, W), labels (b,)), shuffled with ``generator`` if given
-    (in order otherwise); the last batch may be smaller.
+    (in order otherwise); the last batch may be smaller. Arguments are checked when called;
+    no images give no batches.
 
     Lecture 09.
     """
+    check_tensor("images", images, min_ndim=1, wanted="(N, C, H, W)")
+    check_tensor("labels", labels, 1, wanted="(N,)")
     check_positive_int("batch_size", batch_size)
     if len(images) != len(labels):
         raise ValueError(f"images has {len(images)} entries but labels has {len(labels)}")
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
+    return _batches(images, labels, batch_size, generator)
+
+
+def _batches(
+    images: torch.Tensor,
+    labels: torch.Tensor,
+    batch_size: int,
+    generator: torch.Generator | None,
+) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
     order = (
         torch.randperm(len(images), generator=generator)
         if generator is not None

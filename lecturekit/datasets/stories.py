@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lecturekit.tokenization import WordPieceTokenizer
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_choice, check_instance, check_positive_int, check_seed
 
 __all__ = [
     "SCRIPTS",
@@ -300,17 +300,22 @@ SCRIPTS: dict[str, Callable[[random.Random], list[str]]] = {
 
 
 def make_document(rng: random.Random, script: str | None = None) -> list[str]:
-    """One document: the sentences of a script (a random one unless named), in order."""
+    """One document: the sentences of a script (a random one unless named), in order.
+
+    ``rng``: a ``random.Random``; ``script``: None or one of ``SCRIPTS``.
+    """
+    check_instance("rng", rng, random.Random)
     if script is None:
         script = rng.choice(sorted(SCRIPTS))
-    if script not in SCRIPTS:
-        raise ValueError(f"script={script!r} is not one of {sorted(SCRIPTS)}")
+    check_choice("script", script, sorted(SCRIPTS))
     return SCRIPTS[script](rng)
 
 
 def make_corpus(n_documents: int = 4000, seed: int = 0) -> list[list[str]]:
-    """``n_documents`` documents (lists of lowercase sentences), deterministic for a seed."""
+    """``n_documents`` documents (lists of lowercase sentences), deterministic for a seed (an
+    int >= 0)."""
     check_positive_int("n_documents", n_documents)
+    check_seed(seed)
     rng = random.Random(seed)
     return [make_document(rng) for _ in range(n_documents)]
 
@@ -361,8 +366,10 @@ def right_context_blanks(n: int = 400, seed: int = 1) -> list[Blank]:
 
     The families cycle (teddy, animal, place, clothes); within a family the answer is uniform,
     so a model that sees only the left context can do no better than guessing among them.
+    ``n`` > 0, ``seed`` an int >= 0.
     """
     check_positive_int("n", n)
+    check_seed(seed)
     rng = random.Random(seed)
     families = list(RIGHT_CONTEXT_FAMILIES)
     blanks = []

@@ -20,6 +20,7 @@ Public API::
     data = make_translation_data(n_train=20000, n_valid=500, n_test=1000, seed=0)
     data.train / data.valid / data.test     # lists of Pair(src, tgt, align)
     data.src_vocab, data.tgt_vocab          # Vocab: encode(words) -> ids, decode(ids) -> words
+    #   unknown words encode to <unk> (UNK = 3); decode rejects ids outside the vocabulary
     sample_pair(rng, n_clauses=2)           # one Pair from a random.Random
     batch = collate(pairs, src_vocab, tgt_vocab)   # padded tensors, see Batch
     batches(pairs, src_vocab, tgt_vocab, batch_size, generator=None)   # iterator of Batch
@@ -36,7 +37,15 @@ from dataclasses import dataclass
 
 import torch
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import (
+    as_token_ids,
+    check_bool,
+    check_instance,
+    check_non_negative_int,
+    check_positive_int,
+    check_seed,
+    check_strings,
+)
 
 __all__ = [
     "PAD",
@@ -103,9 +112,13 @@ class Pair:
 
 
 class Vocab:
-    """Word <-> id, with <pad>=0, <bos>=1, <eos>=2, <unk>=3 first."""
+    """Word <-> id, with <pad>=0, <bos>=1, <eos>=2, <unk>=3 first.
+
+    ``words``: a list of str (duplicates and the special tokens are dropped).
+    """
 
     def __init__(self, words: Sequence[str]):
+        words = check_strings("words", words, allow_empty=True)
         self.itos = list(SPECIALS) + sorted(set(words) - set(SPECIALS))
         self.stoi = {w: i for i, w in enumerate(self.itos)}
 
@@ -113,17 +126,22 @@ class Vocab:
         return len(self.itos)
 
     def encode(self, words: Sequence[str]) -> list[int]:
+        """words (a list of str) -> ids; a word not in the vocabulary gets <unk> (``UNK``)."""
+        words = check_strings("words", words, allow_empty=True)
         return [self.stoi.get(w, UNK) for w in words]
 
     def decode(self, ids: Sequence[int] | torch.Tensor, strip: bool = True) -> list[str]:
-        """ids -> words; ``strip`` drops <bos>/<pad> and stops at <eos>."""
+        """ids (a list of ints or a 1-D integer tensor, each in 0..len(self)-1) -> words;
+        ``strip`` drops <bos>/<pad> and stops at <eos>. An id outside the vocabulary (e.g. a
+        target id decoded with the source vocabulary) raises a ValueError."""
+        check_bool("strip", strip)
         words = []
-        for i in ids.tolist() if isinstance(ids, torch.Tensor) else ids:
+        for i in as_token_ids("ids", ids, len(self.itos), allow_empty=True).tolist():
             if strip and i == EOS:
                 break
             if strip and i in (PAD, BOS):
                 continue
-            words.append(self.itos[i] if 0 <= i < len(self.itos) else "<unk>")
+            words.append(self.itos[i])
         return words
 
 
@@ -165,9 +183,14 @@ def _verb_phrase(rng: random.Random, plural: bool, depth: int):
 def sample_pair(rng: random.Random, n_clauses: int = 1, depth: int = 1) -> Pair:
     """One random sentence pair with ``n_clauses`` clauses joined by "and" / "but".
 
+    ``rng``: a ``random.Random``; ``n_clauses`` > 0; ``depth`` >= 0 (how deep relative
+    clauses may nest).
+
     Lecture 01.
     """
+    check_instance("rng", rng, random.Random)
     check_positive_int("n_clauses", n_clauses)
+    check_non_negative_int("depth", depth)
     en: list[str] = []
     fr: list[str] = []
     align: list[int] = []
@@ -212,6 +235,7 @@ def make_translation_data(
     """
     for name, n in (("n_train", n_train), ("n_valid", n_valid), ("n_test", n_test)):
         check_positive_int(name, n)
+    check_seed(seed)
     check_positive_int("max_clauses", max_clauses)
     rng = random.Random(seed)
     seen: set[tuple[str, ...]] = set()
@@ -263,10 +287,11 @@ class Batch:
 
 
 def collate(pairs: Sequence[Pair], src_vocab: Vocab, tgt_vocab: Vocab) -> Batch:
-    """Encode and right-pad a list of pairs.
+    """Encode and right-pad a non-empty list of pairs.
 
     Lecture 01.
     """
+    _check_pairs(pairs, src_vocab, tgt_vocab)
     if not pairs:
         raise ValueError("pairs must not be empty")
     B = len(pairs)
@@ -284,6 +309,17 @@ def collate(pairs: Sequence[Pair], src_vocab: Vocab, tgt_vocab: Vocab) -> Batch:
     return Batch(src, src_len, tgt_in, tgt_out)
 
 
+def _check_pairs(pairs: object, src_vocab: object, tgt_vocab: object) -> None:
+    """A list of Pair and two Vocabs."""
+    if isinstance(pairs, Pair) or not isinstance(pairs, Sequence):
+        raise ValueError(f"pairs must be a list of Pair, got {type(pairs).__name__}")
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, Pair):
+            raise ValueError(f"pairs[{i}] must be a Pair, got {type(pair).__name__} {pair!r:.60}")
+    check_instance("src_vocab", src_vocab, Vocab)
+    check_instance("tgt_vocab", tgt_vocab, Vocab)
+
+
 def batches(
     pairs: Sequence[Pair],
     src_vocab: Vocab,
@@ -295,16 +331,30 @@ def batches(
     """Mini-batches in a random order drawn from ``generator`` (in order when None).
 
     With a generator, sentences of similar length are batched together (within random pools
-    of ``bucket`` batches), so little compute is spent on padding.
+    of ``bucket`` batches), so little compute is spent on padding. No pairs give no batches.
 
     Lecture 01.
     """
     check_positive_int("batch_size", batch_size)
+    check_positive_int("bucket", bucket)
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
+    _check_pairs(pairs, src_vocab, tgt_vocab)
+    return _batches(pairs, src_vocab, tgt_vocab, batch_size, generator, bucket)  # checked now
+
+
+def _batches(
+    pairs: Sequence[Pair],
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    batch_size: int,
+    generator: torch.Generator | None,
+    bucket: int,
+) -> Iterator[Batch]:
     if generator is None:
         for i in range(0, len(pairs), batch_size):
             yield collate(pairs[i : i + batch_size], src_vocab, tgt_vocab)
         return
-    check_positive_int("bucket", bucket)
     idx = torch.randperm(len(pairs), generator=generator).tolist()
     pool = batch_size * bucket
     chunks = []

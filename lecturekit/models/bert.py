@@ -9,7 +9,8 @@ Public API::
     config = BertConfig.tiny()                        # lecture 08's; BertConfig() is BERT-base
     model = BertForPreTraining(config)
     out = model(input_ids, segment_ids=None, attention_mask=None)
-    #   input_ids (B, T) long; segment_ids (B, T) 0/1; attention_mask (B, T) bool, True = real
+    #   input_ids (B, T) integer ids (any integer dtype); segment_ids (B, T) 0/1;
+    #   attention_mask (B, T) bool, True = real (or HF's 1 = real, 0 = padding)
     #   out.mlm_logits (B, T, V), out.nsp_logits (B, 2)  [0 = IsNext, 1 = NotNext, as HF],
     #   out.hidden_states: list of (B, T, D), the embeddings then each layer's output,
     #   out.attentions: list of (B, H, T, T), one per layer
@@ -36,11 +37,14 @@ from lecturekit.layers import Encoder
 from lecturekit.masking import key_padding_mask
 from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS, WordPieceTokenizer
 from lecturekit.utils.checks import (
+    check_ids,
     check_index,
     check_instance,
+    check_non_negative_int,
+    check_padding_mask,
     check_positive_int,
     check_range,
-    shape_of,
+    check_str,
 )
 from lecturekit.utils.config import ModelConfig
 from lecturekit.utils.weights import copy_parameters
@@ -100,6 +104,7 @@ class BertConfig(ModelConfig):
                 f"hidden_size={self.hidden_size} is not divisible by num_heads={self.num_heads}"
             )
         check_range("dropout", self.dropout, 0, 1, high_open=True)
+        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
         check_index("pad_id", self.pad_id, self.vocab_size)
 
 
@@ -109,6 +114,7 @@ def bert_encoder(config: BertConfig) -> Encoder:
 
     Lecture 08; Devlin et al. 2019 section 3.
     """
+    check_instance("config", config, BertConfig)
     return Encoder(config.num_layers, config.hidden_size, config.num_heads,
                    config.intermediate_size, dropout=config.dropout, activation="gelu",
                    layer_norm_eps=config.layer_norm_eps)  # fmt: skip
@@ -121,6 +127,7 @@ def init_bert_weights(module: nn.Module) -> None:
 
     Lecture 08; Devlin et al. 2019 (the released code's initializer_range = 0.02).
     """
+    check_instance("module", module, nn.Module)
     if isinstance(module, nn.Linear | nn.Embedding):
         nn.init.normal_(module.weight, std=0.02)
     if isinstance(module, nn.Linear) and module.bias is not None:
@@ -137,6 +144,7 @@ class BertEmbeddings(nn.Module):
 
     def __init__(self, config: BertConfig):
         super().__init__()
+        check_instance("config", config, BertConfig)
         D = config.hidden_size
         self.token = nn.Embedding(config.vocab_size, D, padding_idx=config.pad_id)
         self.segment = nn.Embedding(config.type_vocab_size, D)
@@ -148,8 +156,12 @@ class BertEmbeddings(nn.Module):
     def parts(
         self, input_ids: torch.Tensor, segment_ids: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The three embeddings that are summed, each (B, T, D)."""
-        _check_ids(input_ids, segment_ids, self.config)
+        """The three embeddings that are summed, each (B, T, D).
+
+        input_ids: (B, T) integer ids in 0..vocab_size-1, T <= max_position; segment_ids:
+        (B, T) integer ids in 0..type_vocab_size-1 (default all 0). Any integer dtype.
+        """
+        input_ids, segment_ids = _check_ids(input_ids, segment_ids, self.config)
         if segment_ids is None:
             segment_ids = torch.zeros_like(input_ids)
         positions = torch.arange(input_ids.shape[1], device=input_ids.device)  # (T,)
@@ -164,21 +176,30 @@ class BertEmbeddings(nn.Module):
 
 
 def _check_ids(
-    input_ids: torch.Tensor, segment_ids: torch.Tensor | None, config: BertConfig
-) -> None:
-    if not isinstance(input_ids, torch.Tensor) or input_ids.ndim != 2:
-        raise ValueError(f"input_ids must be a (B, T) tensor, got {shape_of(input_ids)}")
+    input_ids: object, segment_ids: object, config: BertConfig
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(B, T) token ids and segment ids of ``config``'s sizes, as long tensors."""
+    check_ids("input_ids", input_ids, config.vocab_size, 2, wanted="(B, T)")
     if input_ids.shape[1] > config.max_position:
         raise ValueError(
             f"input_ids has length {input_ids.shape[1]} > max_position={config.max_position}"
         )
-    if input_ids.numel() and (input_ids.min() < 0 or input_ids.max() >= config.vocab_size):
-        raise ValueError(f"input_ids must lie in [0, vocab_size={config.vocab_size})")
-    if segment_ids is not None and segment_ids.shape != input_ids.shape:
-        raise ValueError(
-            f"segment_ids has shape {tuple(segment_ids.shape)}, input_ids "
-            f"{tuple(input_ids.shape)}; they must match"
+    if segment_ids is not None:
+        check_ids(
+            "segment_ids",
+            segment_ids,
+            config.type_vocab_size,
+            2,
+            wanted="(B, T)",
+            size_name="type_vocab_size",
         )
+        if segment_ids.shape != input_ids.shape:
+            raise ValueError(
+                f"segment_ids has shape {tuple(segment_ids.shape)}, input_ids "
+                f"{tuple(input_ids.shape)}; they must match"
+            )
+        segment_ids = segment_ids.long()
+    return input_ids.long(), segment_ids
 
 
 class BertOutput(NamedTuple):
@@ -196,6 +217,7 @@ class BertModel(nn.Module):
 
     def __init__(self, config: BertConfig):
         super().__init__()
+        check_instance("config", config, BertConfig)
         self.config = config
         self.embeddings = BertEmbeddings(config)
         self.encoder = bert_encoder(config)
@@ -207,16 +229,17 @@ class BertModel(nn.Module):
         segment_ids: torch.Tensor | None = None,
         attention_mask: torch.Tensor | None = None,
     ) -> BertOutput:
-        """input_ids (B, T); attention_mask (B, T) True at real tokens (default: all)."""
+        """input_ids (B, T); attention_mask (B, T) True at real tokens (default: all).
+
+        attention_mask may also hold numbers, 1 at real tokens and 0 at padding (Hugging Face's
+        convention); other values (a torch-style additive 0/-inf mask) raise a ValueError that
+        says how to convert.
+        """
         x = self.embeddings(input_ids, segment_ids)  # (B, T) -> (B, T, D)
         mask = None
         if attention_mask is not None:
-            if attention_mask.shape != input_ids.shape:
-                raise ValueError(
-                    f"attention_mask has shape {tuple(attention_mask.shape)}, input_ids "
-                    f"{tuple(input_ids.shape)}; they must match"
-                )
-            mask = key_padding_mask(attention_mask.bool())  # (B, T) -> (B, 1, 1, T)
+            attention_mask = check_padding_mask("attention_mask", attention_mask, input_ids.shape)
+            mask = key_padding_mask(attention_mask)  # (B, T) -> (B, 1, 1, T)
         hidden_states, attentions = [x], []
         for layer in self.encoder.layers:
             x, weights = layer(x, mask)
@@ -282,7 +305,10 @@ class BertForPreTraining(nn.Module):
         }
         for name, (seen, wanted) in unsupported.items():
             if seen != wanted:
-                raise ValueError(f"hf_model.config.{name}={seen!r} is not supported ({wanted!r})")
+                raise ValueError(
+                    f"hf_model.config.{name}={seen!r} is not supported: lecturekit's BERT has "
+                    f"{name}={wanted!r} (copying would change the function); nothing was copied"
+                )
         config = BertConfig(
             vocab_size=c.vocab_size,
             hidden_size=c.hidden_size,
@@ -295,6 +321,12 @@ class BertForPreTraining(nn.Module):
             layer_norm_eps=c.layer_norm_eps,
             pad_id=c.pad_token_id if c.pad_token_id is not None else 0,
         )
+        for name, module in hf_model.named_modules():  # the modules, as built, must agree
+            if isinstance(module, nn.LayerNorm) and module.eps != config.layer_norm_eps:
+                raise ValueError(
+                    f"hf_model's {name} has eps={module.eps:g} but hf_model.config.layer_norm_eps"
+                    f"={config.layer_norm_eps:g}: copying would change the function"
+                )
         model = cls(config)
         hf_bert, emb = hf_model.bert, model.bert.embeddings
         pairs = [
@@ -341,18 +373,25 @@ def mask_tokens(
             chosen.
         vocab_size: V; random replacements are drawn from [num_special, V).
 
+        prob: the share of tokens chosen, in (0, 1].
+        mask_id: the id of [MASK], in 0..V-1; num_special: >= 0 and < V.
+        generator: a ``torch.Generator`` for reproducible masks, or None.
+
     Returns:
-        masked_ids (B, T), and labels (B, T): the original id at chosen positions, -100
+        masked_ids (B, T), and labels (B, T) (long): the original id at chosen positions, -100
         elsewhere (the value ``F.cross_entropy`` ignores).
 
     Lecture 08; Devlin et al. 2019 section 3.1 ("Task #1: Masked LM").
     """
-    if not isinstance(input_ids, torch.Tensor) or input_ids.ndim != 2:
-        raise ValueError(f"input_ids must be a (B, T) tensor, got {shape_of(input_ids)}")
-    if not 0 < prob <= 1:
-        raise ValueError(f"prob must be in (0, 1], got {prob}")
+    check_positive_int("vocab_size", vocab_size)
+    input_ids = check_ids("input_ids", input_ids, vocab_size, 2, wanted="(B, T)").long()
+    check_range("prob", prob, 0, 1, low_open=True)
+    check_index("mask_id", mask_id, vocab_size)
+    check_non_negative_int("num_special", num_special)
     if vocab_size <= num_special:
         raise ValueError(f"vocab_size={vocab_size} must exceed num_special={num_special}")
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
     chosen = (torch.rand(input_ids.shape, generator=generator) < prob) & (input_ids >= num_special)
     labels = torch.where(chosen, input_ids, torch.full_like(input_ids, -100))
     action = torch.rand(input_ids.shape, generator=generator)  # < .8 mask, < .9 random, else keep
@@ -369,9 +408,13 @@ def fill_mask(
     """Top-k (token, probability) for every [MASK] in ``text`` (one or two sentences: a
     " [SEP] " in the text separates sentence A from sentence B).
 
+    ``model`` must be a BertForPreTraining and ``tokenizer`` the WordPieceTokenizer of its
+    vocabulary; ``text`` must hold at least one [MASK]; 1 <= k <= the vocabulary size.
+
     Lecture 08; Devlin et al. 2019 section 3.1 (masked LM at use time).
     """
-    check_instance("model", model, BertForPreTraining)
+    _check_model_and_tokenizer(model, tokenizer, "fill_mask")
+    check_str("text", text)
     check_positive_int("k", k)
     if k > len(tokenizer):
         raise ValueError(f"k={k} is larger than the vocabulary ({len(tokenizer)} tokens)")
@@ -379,6 +422,7 @@ def fill_mask(
     ids, segments = tokenizer.encode_pair(a, b.strip() or None)
     if MASK_ID not in ids:
         raise ValueError(f"text has no [MASK] token: {text!r}")
+    _check_length("text", ids, model.config)
     out = model(torch.tensor([ids]), torch.tensor([segments]))
     probs = out.mlm_logits[0].softmax(-1)  # (T, V)
     result = []
@@ -395,9 +439,43 @@ def nsp_probability(
 ) -> float:
     """P(IsNext | [CLS] a [SEP] b [SEP]).
 
+    ``model`` must be a BertForPreTraining and ``tokenizer`` the WordPieceTokenizer of its
+    vocabulary. An empty ``a`` or ``b`` is legitimate: it is encoded as no tokens at all.
+
     Lecture 08; Devlin et al. 2019 section 3.1 ("Task #2: Next Sentence Prediction").
     """
-    check_instance("model", model, BertForPreTraining)
+    _check_model_and_tokenizer(model, tokenizer, "nsp_probability")
+    check_str("a", a, allow_empty=True)
+    check_str("b", b, allow_empty=True)
     ids, segments = tokenizer.encode_pair(a, b)
+    _check_length("a and b", ids, model.config)
     out = model(torch.tensor([ids]), torch.tensor([segments]))
     return float(out.nsp_logits[0].softmax(-1)[IS_NEXT])
+
+
+def _check_model_and_tokenizer(model: object, tokenizer: object, caller: str) -> None:
+    """A BertForPreTraining (the causal LM and BertModel have no pre-training heads) and the
+    WordPieceTokenizer of its vocabulary."""
+    if not isinstance(model, BertForPreTraining):
+        hint = ""
+        if type(model).__name__ == "CausalLM":
+            hint = " (the left-to-right baseline has no masked-LM or next-sentence head)"
+        elif isinstance(model, BertModel):
+            hint = " (a BertModel has no pre-training heads)"
+        raise ValueError(
+            f"model must be a BertForPreTraining for {caller}, got {type(model).__name__}{hint}"
+        )
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    if len(tokenizer) != model.config.vocab_size:
+        raise ValueError(
+            f"tokenizer has {len(tokenizer)} tokens but the model's vocab_size is "
+            f"{model.config.vocab_size}: pass the tokenizer the model was trained with"
+        )
+
+
+def _check_length(name: str, ids: list[int], config: BertConfig) -> None:
+    if len(ids) > config.max_position:
+        raise ValueError(
+            f"{name} is too long: {len(ids)} tokens with [CLS] and [SEP], more than the "
+            f"model's max_position={config.max_position}"
+        )

@@ -12,6 +12,8 @@ Lecture 08; Radford et al. 2018 (GPT); Devlin et al. 2019 figure 3 (OpenAI GPT).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -19,7 +21,7 @@ from torch import nn
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask
 from lecturekit.models.bert import BertConfig, BertEmbeddings, bert_encoder, init_bert_weights
 from lecturekit.tokenization import PAD_ID
-from lecturekit.utils.checks import check_instance
+from lecturekit.utils.checks import check_instance, check_padding_mask
 
 __all__ = ["CausalLM", "causal_lm_loss"]
 
@@ -54,17 +56,29 @@ class CausalLM(nn.Module):
         segment_ids: torch.Tensor | None = None,
         attention_mask: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        x = self.embeddings(input_ids, segment_ids)  # (B, T) -> (B, T, D)
+        """input_ids (B, T) and segment_ids (B, T) as ``BertModel``'s (any integer dtype);
+        attention_mask (B, T) True (or 1) at real tokens, False (or 0) at padding."""
+        x = self.embeddings(input_ids, segment_ids)  # (B, T) -> (B, T, D); checks the ids
         mask = causal_mask(input_ids.shape[1])  # (T, T)
         if attention_mask is not None:
-            mask = combine_masks(mask, key_padding_mask(attention_mask.bool()))  # (B, 1, T, T)
+            attention_mask = check_padding_mask("attention_mask", attention_mask, input_ids.shape)
+            mask = combine_masks(mask, key_padding_mask(attention_mask))  # (B, 1, T, T)
         x, attentions = self.encoder(x, mask)
         h = self.head_norm(F.gelu(self.head_dense(x)))
         return h @ self.embeddings.token.weight.T + self.head_bias, attentions  # (B, T, V)
 
 
 def causal_lm_loss(model: CausalLM, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Next-token cross-entropy on the unmasked ``[CLS] A [SEP] B [SEP]`` sequences."""
+    """Next-token cross-entropy on the unmasked ``[CLS] A [SEP] B [SEP]`` sequences.
+
+    ``batch``: a dict with original_ids, segment_ids and attention_mask (B, T), as
+    ``lecturekit.shipped.bert.pretraining_batch`` makes.
+    """
+    check_instance("model", model, CausalLM)
+    needed = ("original_ids", "segment_ids", "attention_mask")
+    if not isinstance(batch, Mapping) or any(key not in batch for key in needed):
+        got = sorted(batch) if isinstance(batch, Mapping) else type(batch).__name__
+        raise ValueError(f"batch must be a dict with keys {list(needed)}, got {got}")
     ids = batch["original_ids"]
     logits, _ = model(ids, batch["segment_ids"], batch["attention_mask"])
     targets = ids[:, 1:].masked_fill(ids[:, 1:] == PAD_ID, -100)

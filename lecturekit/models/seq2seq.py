@@ -5,6 +5,7 @@ Public API::
     config = Seq2SeqConfig.tiny(attention="dot")    # the lecture's sizes; attention=None: none
     model = Seq2Seq(config)
     logits, weights = model(src, src_len, tgt_in)   # (B, T, V), (B, T, S) or None (bottleneck)
+    #   src (B, S), tgt_in (B, T): integer ids (any integer dtype); src_len (B,) in 1..S
     step = model.step_function(src_ids)             # for lecturekit.decoding: (N, t) -> (N, V)
     Encoder(vocab_size, emb_dim, hidden_dim)(src, src_len) -> states (B, S, H), final (B, H)
     BottleneckDecoder(...)(tgt_in, states, final, src_mask) -> logits, None
@@ -35,7 +36,17 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from lecturekit.attention import SCORE_FUNCTIONS, make_score
 from lecturekit.datasets.translation import BOS, EOS, PAD
 from lecturekit.masking import padding_mask
-from lecturekit.utils.checks import check_index, check_instance, check_positive_int
+from lecturekit.utils.checks import (
+    as_token_ids,
+    check_choice,
+    check_ids,
+    check_index,
+    check_input,
+    check_instance,
+    check_lengths,
+    check_padding_mask,
+    check_positive_int,
+)
 from lecturekit.utils.config import ModelConfig
 
 __all__ = ["Seq2SeqConfig", "Encoder", "BottleneckDecoder", "AttentionDecoder", "Seq2Seq"]
@@ -74,12 +85,21 @@ class Seq2SeqConfig(ModelConfig):
             check_positive_int(name, getattr(self, name))
         if self.hidden_dim % 2:
             raise ValueError(f"hidden_dim={self.hidden_dim} must be even (two GRU directions)")
-        if self.attention is not None and self.attention not in SCORE_FUNCTIONS:
+        if self.attention is not None and (
+            not isinstance(self.attention, str) or self.attention not in SCORE_FUNCTIONS
+        ):
             raise ValueError(
                 f"attention={self.attention!r} is not None or one of {sorted(SCORE_FUNCTIONS)}"
             )
         for name in ("pad_id", "bos_id", "eos_id"):  # ids in both vocabularies
             check_index(name, getattr(self, name), min(self.src_vocab_size, self.tgt_vocab_size))
+
+
+def _check_sizes(vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int) -> None:
+    for name, value in (("vocab_size", vocab_size), ("emb_dim", emb_dim),
+                        ("hidden_dim", hidden_dim)):  # fmt: skip
+        check_positive_int(name, value)
+    check_index("pad_id", pad_id, vocab_size)
 
 
 class Encoder(nn.Module):
@@ -90,6 +110,9 @@ class Encoder(nn.Module):
 
     def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = PAD):
         super().__init__()
+        _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
+        if hidden_dim % 2:
+            raise ValueError(f"hidden_dim={hidden_dim} must be even (two GRU directions)")
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
         self.rnn = nn.GRU(emb_dim, hidden_dim // 2, batch_first=True, bidirectional=True)
         self.bridge = nn.Linear(hidden_dim, hidden_dim)  # final state -> decoder's s_0
@@ -97,7 +120,12 @@ class Encoder(nn.Module):
     def forward(
         self, src: torch.Tensor, src_len: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """src (B, S) ids, src_len (B,) -> states (B, S, H) (zeros at padding), final (B, H)."""
+        """src (B, S) ids, src_len (B,) -> states (B, S, H) (zeros at padding), final (B, H).
+
+        src: integer token ids (any integer dtype); src_len: integer lengths, each in 1..S.
+        """
+        src = check_ids("src", src, self.embedding.num_embeddings, 2, wanted="(B, S)").long()
+        check_lengths("src_len", src_len, *src.shape, minimum=1)
         packed = pack_padded_sequence(
             self.embedding(src), src_len.cpu(), batch_first=True, enforce_sorted=False
         )
@@ -122,6 +150,16 @@ class _Decoder(nn.Module):
         Returns logits (B, T, V) and attention weights (B, T, S), one row per target step
         (None for the bottleneck decoder).
         """
+        vocab_size, H = self.embedding.num_embeddings, self.rnn.hidden_size
+        tgt_in = check_ids("tgt_in", tgt_in, vocab_size, 2, wanted="(B, T)").long()
+        B = tgt_in.shape[0]
+        check_input("states", states, self, 3, wanted=f"(B={B}, S, H={H})")
+        check_input("final", final, self, 2, wanted=f"(B={B}, H={H})")
+        if states.shape[0] != B or states.shape[2] != H:
+            raise ValueError(f"states must be (B={B}, S, H={H}), got {tuple(states.shape)}")
+        if tuple(final.shape) != (B, H):
+            raise ValueError(f"final must be (B={B}, H={H}), got {tuple(final.shape)}")
+        src_mask = check_padding_mask("src_mask", src_mask, states.shape[:2])
         logits, weights, _ = self.run(tgt_in, states, final, src_mask)
         return logits, weights
 
@@ -134,6 +172,7 @@ class BottleneckDecoder(_Decoder):
 
     def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, pad_id: int = PAD):
         super().__init__()
+        _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
         self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
         self.out = nn.Linear(hidden_dim, vocab_size)
@@ -161,6 +200,9 @@ class AttentionDecoder(_Decoder):
         pad_id: int = PAD,
     ):
         super().__init__()
+        _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
+        check_choice("score", score, sorted(SCORE_FUNCTIONS))
+        check_positive_int("max_src_len", max_src_len)
         self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
         self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
         # queries s_t and keys h_i both have width hidden_dim: every score applies as is
@@ -199,26 +241,32 @@ class Seq2Seq(nn.Module):
                 c.tgt_vocab_size, c.emb_dim, c.hidden_dim, c.attention, c.max_src_len, c.pad_id
             )
 
-    def _check(self, src: torch.Tensor, src_len: torch.Tensor) -> None:
-        if src.ndim != 2 or src.dtype != torch.long:
-            raise ValueError(f"src must be (B, S) long, got {tuple(src.shape)} {src.dtype}")
-        if src_len.shape != (src.shape[0],):
+    def _check(self, src: object, src_len: object) -> torch.Tensor:
+        """src (B, S) integer ids (returned as long), src_len (B,) integer lengths in 1..S."""
+        c = self.config
+        src = check_ids("src", src, c.src_vocab_size, 2, wanted="(B, S)").long()
+        check_lengths("src_len", src_len, *src.shape, minimum=1)
+        if c.attention == "location" and src.shape[1] > c.max_src_len:
             raise ValueError(
-                f"src_len must be (B,) = ({src.shape[0]},), got {tuple(src_len.shape)}"
+                f"src has length {src.shape[1]} > max_src_len={c.max_src_len} (the location "
+                "score has one weight per source position)"
             )
-        if src_len.min() < 1 or src_len.max() > src.shape[1]:
-            raise ValueError(f"src_len must lie in 1..S={src.shape[1]}, got {src_len.tolist()}")
+        return src
 
     def forward(
         self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Teacher forcing: src (B, S), src_len (B,), tgt_in (B, T) = <bos> y_1 .. y_{T-1}.
 
+        src and tgt_in: integer token ids (any integer dtype); src_len: integer lengths, each
+        in 1..S.
+
         Returns logits (B, T, V) for y_1 .. y_T and attention weights (B, T, S) (None for the
         bottleneck decoder).
         """
-        self._check(src, src_len)
-        if tgt_in.ndim != 2 or tgt_in.shape[0] != src.shape[0]:
+        src = self._check(src, src_len)
+        tgt_in = check_ids("tgt_in", tgt_in, self.config.tgt_vocab_size, 2, wanted="(B, T)")
+        if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(f"tgt_in must be (B={src.shape[0]}, T), got {tuple(tgt_in.shape)}")
         states, final = self.encoder(src, src_len)
         return self.decoder(tgt_in, states, final, padding_mask(src_len, src.shape[1]))
@@ -232,7 +280,7 @@ class Seq2Seq(nn.Module):
         Returns ids (B, max_len) (PAD after each <eos>) and weights (B, max_len, S) or None.
         Gives the same tokens as ``lecturekit.decoding.greedy_search`` with ``step_function``.
         """
-        self._check(src, src_len)
+        src = self._check(src, src_len)
         check_positive_int("max_len", max_len)
         states, h = self.encoder(src, src_len)
         mask = padding_mask(src_len, src.shape[1])
@@ -267,8 +315,11 @@ class Seq2Seq(nn.Module):
         ``step(prefix_ids (N, t)) -> log_probs (N, V)``: the log-probabilities of the next
         target token after each of N prefixes (each starts with <bos>). The encoder runs once;
         each call reruns the decoder over the prefixes (simple, and fast enough at these sizes).
+        ``src_ids``: a list of ints or an (S,) or (1, S) integer tensor, S > 0.
         """
-        src = torch.as_tensor(src_ids, dtype=torch.long).reshape(1, -1)
+        if isinstance(src_ids, torch.Tensor) and src_ids.ndim == 2 and len(src_ids) == 1:
+            src_ids = src_ids[0]  # a batch of one sentence, (1, S)
+        src = as_token_ids("src_ids", src_ids, self.config.src_vocab_size)[None]  # (1, S)
         src_len = torch.tensor([src.shape[1]])
         self._check(src, src_len)
         was_training = self.training
@@ -280,6 +331,7 @@ class Seq2Seq(nn.Module):
 
         @torch.no_grad()
         def step(prefix_ids: torch.Tensor) -> torch.Tensor:
+            check_ids("prefix_ids", prefix_ids, self.config.tgt_vocab_size, 2, wanted="(N, t)")
             N = prefix_ids.shape[0]
             logits, _ = self.decoder(
                 prefix_ids,

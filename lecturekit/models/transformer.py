@@ -5,8 +5,10 @@ Public API::
     config = TransformerConfig.tiny()              # the lecture's; TransformerConfig() the paper's
     model = Transformer(config)
     logits, weights = model(src, tgt_in)           # src (B, S), tgt_in (B, T) ids; logits (B, T, V)
+    #   ids: integer tensors of any integer dtype (used as long), each in the vocabulary
     #   padding (id config.pad_id) is masked automatically; or pass src_pad (B, S) /
-    #   tgt_pad (B, T) bool, True = real token
+    #   tgt_pad (B, T) bool, True = real token (1/0 numbers too; an additive 0/-inf mask is
+    #   rejected with how to convert it)
     #   weights.encoder / .decoder_self / .cross: lists (one per layer) of (B, H, S, S) /
     #   (B, H, T, T) / (B, H, T, S)
     memory, enc_weights = model.encode(src, src_pad=None)
@@ -39,7 +41,18 @@ from lecturekit.kv_cache import decoder_step, project_memory
 from lecturekit.layers import Decoder, Encoder
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask, padding_mask
 from lecturekit.positional import SinusoidalPositionalEncoding
-from lecturekit.utils.checks import check_index, check_instance, check_positive_int, check_range
+from lecturekit.utils.checks import (
+    as_token_ids,
+    check_bool,
+    check_ids,
+    check_index,
+    check_instance,
+    check_lengths,
+    check_padding_mask,
+    check_positive_int,
+    check_range,
+    check_tensor,
+)
 from lecturekit.utils.config import ModelConfig
 
 __all__ = ["TransformerConfig", "AttentionWeights", "Transformer"]
@@ -87,6 +100,10 @@ class TransformerConfig(ModelConfig):
         if self.d_model % 2:
             raise ValueError(f"d_model={self.d_model} must be even (sinusoidal encoding)")
         check_range("dropout", self.dropout, 0, 1, high_open=True)
+        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
+        check_bool("norm_first", self.norm_first)
+        if self.final_norm is not None:
+            check_bool("final_norm", self.final_norm)
         for name in ("pad_id", "bos_id", "eos_id"):  # ids in both vocabularies
             check_index(name, getattr(self, name), min(self.src_vocab_size, self.tgt_vocab_size))
 
@@ -134,35 +151,27 @@ class Transformer(nn.Module):
             embedding.weight[self.config.pad_id].zero_()
 
     def _ids(self, name: str, ids: object, vocab_size: int) -> torch.Tensor:
-        """Check (B, T) long token ids: length <= max_len, ids in the vocabulary."""
-        if not isinstance(ids, torch.Tensor) or ids.ndim != 2 or ids.dtype != torch.long:
-            got = f"{tuple(ids.shape)} {ids.dtype}" if isinstance(ids, torch.Tensor) else ids
-            raise ValueError(f"{name} must be (B, T) long token ids, got {got}")
+        """Check (B, T) integer token ids (any integer dtype; returned as long): length <=
+        max_len, ids in the vocabulary."""
+        check_ids(name, ids, vocab_size, 2, wanted="(B, T)")
         if ids.shape[1] > self.config.max_len:
             raise ValueError(f"{name} has length {ids.shape[1]} > max_len={self.config.max_len}")
-        if ids.numel() and (ids.min() < 0 or ids.max() >= vocab_size):
-            raise ValueError(f"{name} holds ids outside 0..{vocab_size - 1}")
-        return ids
+        return ids.long()
 
-    def _pad(self, name: str, pad: torch.Tensor | None, ids: torch.Tensor) -> torch.Tensor:
-        """(B, T) bool, True at real tokens: given, or wherever ids != pad_id."""
+    def _pad(self, name: str, pad: object, ids: torch.Tensor) -> torch.Tensor:
+        """(B, T) bool, True at real tokens: given (bool, or 1/0), or wherever ids != pad_id."""
         if pad is None:
             return ids != self.config.pad_id
-        if pad.dtype != torch.bool or pad.shape != ids.shape:
-            raise ValueError(
-                f"{name} must be bool of shape {tuple(ids.shape)} (True = real token), got "
-                f"{tuple(pad.shape)} {pad.dtype}"
-            )
-        return pad
+        return check_padding_mask(name, pad, ids.shape)
 
     def embed_src(self, src: torch.Tensor) -> torch.Tensor:
         """(B, S) ids -> (B, S, D) = sqrt(D) * E[src] + PE[:S] (section 3.4 and 3.5)."""
-        self._ids("src", src, self.config.src_vocab_size)
+        src = self._ids("src", src, self.config.src_vocab_size)
         return self.positional(self.src_embed(src) * math.sqrt(self.config.d_model))
 
     def embed_tgt(self, tgt: torch.Tensor) -> torch.Tensor:
         """(B, T) ids -> (B, T, D) = sqrt(D) * E[tgt] + PE[:T]."""
-        self._ids("tgt", tgt, self.config.tgt_vocab_size)
+        tgt = self._ids("tgt", tgt, self.config.tgt_vocab_size)
         return self.positional(self.tgt_embed(tgt) * math.sqrt(self.config.d_model))
 
     def encode(
@@ -172,6 +181,7 @@ class Transformer(nn.Module):
 
         Source padding is masked as keys: (B, S) -> (B, 1, 1, S).
         """
+        src = self._ids("src", src, self.config.src_vocab_size)
         src_pad = self._pad("src_pad", src_pad, src)
         return self.encoder(self.embed_src(src), key_padding_mask(src_pad))
 
@@ -188,6 +198,15 @@ class Transformer(nn.Module):
         Self-attention mask: causal AND target padding, (T, T) & (B, 1, 1, T) -> (B, 1, T, T);
         cross-attention mask: source padding, (B, 1, 1, S).
         """
+        tgt_in = self._ids("tgt_in", tgt_in, self.config.tgt_vocab_size)
+        B, d_model = tgt_in.shape[0], self.config.d_model
+        check_tensor("memory", memory, 3, wanted=f"(B={B}, S, d_model={d_model})", floating=True)
+        if memory.shape[0] != B or memory.shape[2] != d_model:
+            raise ValueError(
+                f"memory must be (B={B}, S, d_model={d_model}) (B of tgt_in), got "
+                f"{tuple(memory.shape)}"
+            )
+        src_pad = check_padding_mask("src_pad", src_pad, memory.shape[:2])
         tgt_pad = self._pad("tgt_pad", tgt_pad, tgt_in)
         T = tgt_in.shape[1]
         self_mask = combine_masks(causal_mask(T, device=tgt_in.device), key_padding_mask(tgt_pad))
@@ -213,8 +232,10 @@ class Transformer(nn.Module):
             logits (B, T, V) for y_1 .. y_T (log_softmax gives the log-probabilities) and
             AttentionWeights(encoder, decoder_self, cross).
         """
-        src_pad = self._pad("src_pad", src_pad, self._ids("src", src, self.config.src_vocab_size))
-        if tgt_in.ndim != 2 or tgt_in.shape[0] != src.shape[0]:
+        src = self._ids("src", src, self.config.src_vocab_size)
+        src_pad = self._pad("src_pad", src_pad, src)
+        tgt_in = self._ids("tgt_in", tgt_in, self.config.tgt_vocab_size)
+        if tgt_in.shape[0] != src.shape[0]:
             raise ValueError(f"tgt_in must be (B={src.shape[0]}, T), got {tuple(tgt_in.shape)}")
         memory, enc_w = self.encode(src, src_pad)
         logits, self_w, cross_w = self.decode(tgt_in, memory, src_pad, tgt_pad)
@@ -228,7 +249,8 @@ class Transformer(nn.Module):
         (``lecturekit.kv_cache``): each step computes only the new position.
 
         Args:
-            src: (B, S) ids; src_len: (B,) true lengths; max_len: tokens to generate at most.
+            src: (B, S) ids; src_len: (B,) integer tensor of true lengths, each in 0..S;
+            max_len: tokens to generate at most.
 
         Returns:
             ids (B, max_len) (PAD after each <eos>; the same tokens as
@@ -236,12 +258,11 @@ class Transformer(nn.Module):
             cross-attention weights, one (B, H, max_len, S) per layer (zero rows after <eos>).
         """
         check_positive_int("max_len", max_len)
-        self._ids("src", src, self.config.src_vocab_size)
+        src = self._ids("src", src, self.config.src_vocab_size)
         if max_len > self.config.max_len:
             raise ValueError(f"max_len={max_len} exceeds config.max_len={self.config.max_len}")
-        if src_len.shape != (src.shape[0],):
-            raise ValueError(f"src_len must be ({src.shape[0]},), got {tuple(src_len.shape)}")
-        src_pad = padding_mask(src_len, src.shape[1], device=src.device)  # checks 0..S
+        check_lengths("src_len", src_len, *src.shape)
+        src_pad = padding_mask(src_len, src.shape[1], device=src.device)
         was_training = self.training
         self.eval()
         memory, _ = self.encode(src, src_pad)
@@ -276,9 +297,12 @@ class Transformer(nn.Module):
         ``step(prefix_ids (N, t)) -> log_probs (N, V)``: the log-probabilities of the next
         target token after each of N prefixes (each starts with <bos>). The encoder runs once;
         each call reruns the decoder over the prefixes, as ``Seq2Seq.step_function`` does.
+        ``src_ids``: a list of ints or an (S,) or (1, S) integer tensor, S > 0.
         """
-        src = self._ids("src_ids", torch.as_tensor(src_ids, dtype=torch.long).reshape(1, -1),
-                        self.config.src_vocab_size)  # fmt: skip
+        if isinstance(src_ids, torch.Tensor) and src_ids.ndim == 2 and len(src_ids) == 1:
+            src_ids = src_ids[0]  # a batch of one sentence, (1, S)
+        src_ids = as_token_ids("src_ids", src_ids, self.config.src_vocab_size)
+        src = self._ids("src_ids", src_ids[None], self.config.src_vocab_size)  # (1, S)
         was_training = self.training
         self.eval()
         src_pad = torch.ones_like(src, dtype=torch.bool)  # (1, S): one sentence, no padding
@@ -287,6 +311,7 @@ class Transformer(nn.Module):
 
         @torch.no_grad()
         def step(prefix_ids: torch.Tensor) -> torch.Tensor:
+            prefix_ids = self._ids("prefix_ids", prefix_ids, self.config.tgt_vocab_size)
             N = prefix_ids.shape[0]
             was_training = self.training
             self.eval()
@@ -304,14 +329,95 @@ class Transformer(nn.Module):
 
         torch's model has no embeddings and no generator: ours stay as they are. It always
         ends both stacks with a LayerNorm, so this model needs ``config.final_norm=True``.
+
+        Every setting that changes the function is compared first (batch_first, d_model,
+        nhead, dim_feedforward, the numbers of layers, activation, norm_first, layer_norm_eps,
+        bias, the final LayerNorms); a difference raises a ValueError naming the setting and
+        both values, and nothing is copied. Dropout is not compared (it acts in training only).
         """
         if not isinstance(torch_transformer, nn.Transformer):
             raise ValueError(
                 "torch_transformer must be a torch.nn.Transformer, got "
                 f"{type(torch_transformer).__name__}"
             )
-        if not torch_transformer.batch_first:
-            raise ValueError("torch_transformer must have batch_first=True, like lecturekit")
+        self._check_torch_settings(torch_transformer)
         self.encoder.load_from_torch(torch_transformer.encoder)
         self.decoder.load_from_torch(torch_transformer.decoder)
         return self
+
+    def _check_torch_settings(self, t: nn.Transformer) -> None:
+        """Raise ValueError at the first setting of ``t`` that differs from this model's."""
+        c = self.config
+        final = c.final_norm if c.final_norm is not None else c.norm_first
+        for part, cls in (("encoder", nn.TransformerEncoder), ("decoder", nn.TransformerDecoder)):
+            if not isinstance(getattr(t, part), cls):
+                raise ValueError(
+                    f"torch_transformer.{part} must be a torch.nn.{cls.__name__} (a custom "
+                    f"{part} cannot be copied), got {type(getattr(t, part)).__name__}"
+                )
+        enc, dec = t.encoder.layers, t.decoder.layers
+        layers = [*enc, *dec]
+        theirs_norms = [getattr(layer, f"norm{i}", None) for layer in layers for i in (1, 2, 3)]
+        theirs_norms = [n for n in (*theirs_norms, t.encoder.norm, t.decoder.norm) if n is not None]
+        first = layers[0] if layers else None
+        settings = [  # (name, torch's value, ours)
+            ("batch_first", bool(getattr(t, "batch_first", False)), True),
+            ("d_model", t.d_model, c.d_model),
+            ("nhead", t.nhead, c.num_heads),
+            ("num_encoder_layers", len(enc), c.num_layers),
+            ("num_decoder_layers", len(dec), c.num_layers),
+        ]
+        if first is not None:
+            settings += [
+                ("dim_feedforward", first.linear1.out_features, c.d_ff),
+                ("activation", _activation_name(first.activation), "relu"),
+                ("norm_first", first.norm_first, c.norm_first),
+                ("layer_norm_eps", first.norm1.eps, c.layer_norm_eps),
+                ("bias", first.linear1.bias is not None, True),
+            ]
+        for name, seen, ours in settings:
+            if seen != ours:
+                raise ValueError(
+                    f"torch_transformer has {name}={seen!r}, this Transformer {name}={ours!r}: "
+                    "copying would change the function (build a TransformerConfig with the "
+                    "same settings)"
+                )
+        torch_final = (t.encoder.norm is not None, t.decoder.norm is not None)
+        if torch_final != (final, final):
+            raise ValueError(
+                f"torch_transformer's encoder and decoder have final LayerNorms {torch_final}, "
+                f"this Transformer has final_norm={final}: copying would change the function "
+                f"(build the config with final_norm={torch_final[0]})"
+            )
+        for i, layer in enumerate(layers):  # every layer as the first one
+            per_layer = [
+                ("dim_feedforward", layer.linear1.out_features, c.d_ff),
+                ("activation", _activation_name(layer.activation), "relu"),
+                ("norm_first", layer.norm_first, c.norm_first),
+                ("bias", layer.linear1.bias is not None, True),
+                ("nhead", layer.self_attn.num_heads, c.num_heads),
+            ]
+            for name, seen, ours in per_layer:
+                if seen != ours:
+                    raise ValueError(
+                        f"torch_transformer's layer {i} has {name}={seen!r}, this Transformer "
+                        f"{name}={ours!r}: copying would change the function"
+                    )
+        for norm in theirs_norms:
+            if norm.eps != c.layer_norm_eps:
+                raise ValueError(
+                    f"torch_transformer has a LayerNorm with layer_norm_eps={norm.eps!r}, this "
+                    f"Transformer layer_norm_eps={c.layer_norm_eps!r}: copying would change "
+                    "the function"
+                )
+
+
+def _activation_name(activation: object) -> str:
+    """The name ("relu", "gelu") of a torch activation (function or module), else a description."""
+    if activation is torch.nn.functional.relu or isinstance(activation, nn.ReLU):
+        return "relu"
+    if activation is torch.nn.functional.gelu or (
+        isinstance(activation, nn.GELU) and activation.approximate == "none"
+    ):
+        return "gelu"
+    return getattr(activation, "__name__", None) or repr(activation)

@@ -6,6 +6,7 @@ Public API::
                                                     # ViTConfig() is ViT-Base/16
     model = ViT(config)
     logits, weights = model(images)                 # (B, classes), list of (B, H, 1+N, 1+N)
+    #   images (B, C, H, W): float (cast to the model's dtype) or uint8 (0..255, -> / 255)
     model = ViT.from_hf(hf_model)                   # any transformers ViTForImageClassification
     rollout = attention_rollout(weights)            # (B, 1+N, 1+N), Abnar & Zuidema 2020
 
@@ -31,11 +32,13 @@ from lecturekit.layers import Encoder
 from lecturekit.patches import Size, grid_size, patchify
 from lecturekit.utils.checks import (
     as_pair,
+    check_bool,
     check_choice,
     check_instance,
     check_positive_int,
     check_range,
-    shape_of,
+    check_tensor,
+    module_dtype,
 )
 from lecturekit.utils.config import ModelConfig
 
@@ -83,7 +86,9 @@ class ViTConfig(ModelConfig):
                 f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}"
             )
         check_range("dropout", self.dropout, 0, 1, high_open=True)
+        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
         check_choice("activation", self.activation, ["gelu", "relu"])
+        check_bool("qkv_bias", self.qkv_bias)
 
     @property
     def grid(self) -> tuple[int, int]:
@@ -128,24 +133,50 @@ class ViT(nn.Module):
         self.head = nn.Linear(c.d_model, c.num_classes)
 
     def embed(self, images: torch.Tensor) -> torch.Tensor:
-        """images (B, C, H, W) -> z_0 (B, 1+N, D): [CLS] first, then the patches, + positions."""
+        """images (B, C, H, W) -> z_0 (B, 1+N, D): [CLS] first, then the patches, + positions.
+
+        dtypes: floating-point images are cast to the model's dtype (float64 from numpy
+        works); uint8 images (0..255) are converted to it and divided by 255; other integer
+        and bool images are rejected (scale them to floats first).
+        """
         c = self.config
         want = (c.num_channels, *as_pair("image_size", c.image_size))
-        if not isinstance(images, torch.Tensor) or tuple(images.shape[1:]) != want:
+        wanted = f"(B, {', '.join(map(str, want))})"
+        check_tensor("images", images, wanted=wanted)
+        if tuple(images.shape) == want:
             raise ValueError(
-                f"images must be (B, {', '.join(map(str, want))}), got {shape_of(images)}"
+                f"images must be {wanted}, got {tuple(images.shape)}: one image without a batch "
+                "dimension (pass images[None])"
+            )
+        if images.ndim != 4 or tuple(images.shape[1:]) != want:
+            raise ValueError(f"images must be {wanted}, got {tuple(images.shape)}")
+        dtype = module_dtype(self)
+        if images.dtype == torch.uint8:
+            images = images.to(dtype) / 255
+        elif images.is_floating_point():
+            images = images.to(dtype)
+        else:
+            raise ValueError(
+                f"images must be floating-point (or uint8 0..255), got dtype {images.dtype} "
+                "(convert to floats in [0, 1]: images.float() / 255 for 0..255 pixels, / 16 for "
+                "scikit-learn's 0..16 digits)"
             )
         x = self.patch_embed(patchify(images, c.patch_size))  # (B, C, H, W) -> (B, N, D)
         cls = self.cls_token.expand(len(x), -1, -1)  # (1, 1, D) -> (B, 1, D)
         return self.dropout(torch.cat([cls, x], dim=1) + self.pos_embed)  # -> (B, 1+N, D)
 
     def encode(self, images: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """images -> z_L after the final LayerNorm (B, 1+N, D), and the per-layer weights."""
+        """images -> z_L after the final LayerNorm (B, 1+N, D), and the per-layer weights
+        (images as in ``embed``)."""
         return self.encoder(self.embed(images))
 
     def forward(self, images: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """images (B, C, H, W) -> logits (B, num_classes) and one attention-weight tensor
-        (B, H, 1+N, 1+N) per layer; token 0 is [CLS], token 1 + i is patch i (row-major)."""
+        (B, H, 1+N, 1+N) per layer; token 0 is [CLS], token 1 + i is patch i (row-major).
+
+        Floating-point images are cast to the model's dtype; uint8 images (0..255) are divided
+        by 255; other dtypes raise a ValueError (see ``embed``).
+        """
         hidden, weights = self.encode(images)
         return self.head(hidden[:, 0]), weights  # classify [CLS]: (B, D) -> (B, classes)
 
@@ -169,11 +200,16 @@ class ViT(nn.Module):
         hc = hf_model.config
         if hc.hidden_act not in ("gelu", "relu"):
             raise ValueError(
-                f"hf_model.config.hidden_act={hc.hidden_act!r} is not supported ('gelu' or 'relu')"
+                f"hf_model.config.hidden_act={hc.hidden_act!r} is not supported: lecturekit's ViT "
+                "has hidden_act 'gelu' (exact) or 'relu' (copying would change the function)"
             )
         head_dim = getattr(hc, "head_dim", None) or hc.hidden_size // hc.num_attention_heads
         if head_dim * hc.num_attention_heads != hc.hidden_size:
-            raise ValueError(f"hf_model.config: heads x head_dim != hidden_size={hc.hidden_size}")
+            raise ValueError(
+                f"hf_model.config.head_dim={head_dim} x num_attention_heads="
+                f"{hc.num_attention_heads} != hidden_size={hc.hidden_size}: lecturekit's ViT has "
+                "head_dim = hidden_size / num_attention_heads"
+            )
         if hc.num_labels < 1:
             raise ValueError(f"hf_model.config.num_labels={hc.num_labels}: need a classifier")
         config = ViTConfig(
@@ -184,8 +220,26 @@ class ViT(nn.Module):
             num_classes=hc.num_labels, dropout=float(hc.hidden_dropout_prob),
             layer_norm_eps=hc.layer_norm_eps, activation=hc.hidden_act, qkv_bias=bool(hc.qkv_bias),
         )  # fmt: skip
+        for name, module in hf_model.named_modules():  # the modules, as built, must agree
+            if isinstance(module, nn.LayerNorm) and module.eps != config.layer_norm_eps:
+                raise ValueError(
+                    f"hf_model's {name} has eps={module.eps:g} but hf_model.config.layer_norm_eps"
+                    f"={config.layer_norm_eps:g}: copying would change the function"
+                )
         model = cls(config)
-        model.load_state_dict(_hf_state_dict(hf_model.state_dict(), config.num_layers))
+        ours, theirs = model.state_dict(), _hf_state_dict(hf_model.state_dict(), config.num_layers)
+        for key in sorted(ours.keys() | theirs.keys()):  # check everything before copying
+            if key not in ours or key not in theirs:
+                raise ValueError(
+                    f"hf_model's weights do not match its config: {key} is "
+                    f"{'missing from hf_model' if key in ours else 'not in lecturekit ViT'}"
+                )
+            if ours[key].shape != theirs[key].shape:
+                raise ValueError(
+                    f"hf_model's weights do not match its config: {key} has shape "
+                    f"{tuple(theirs[key].shape)}, lecturekit's ViT {tuple(ours[key].shape)}"
+                )
+        model.load_state_dict(theirs)
         return model.eval()
 
 
@@ -244,17 +298,22 @@ def attention_rollout(
 
     Lecture 09; Abnar & Zuidema 2020 section 3 (attention rollout).
     """
-    if isinstance(weights, (list, tuple)) and weights:
+    wanted = "a list of (B, H, T, T) or (L, B, H, T, T)"
+    if isinstance(weights, (list, tuple)):
+        if not weights:
+            raise ValueError(f"weights must be {wanted}, got an empty {type(weights).__name__}")
+        for i, w in enumerate(weights):
+            check_tensor(f"weights[{i}]", w, 4, wanted="(B, H, T, T)", floating=True)
+            if w.shape != weights[0].shape:
+                raise ValueError(
+                    f"weights[{i}] has shape {tuple(w.shape)}, weights[0] {tuple(weights[0].shape)}"
+                    ": every layer's weights must have the same shape"
+                )
         weights = torch.stack(list(weights))  # L x (B, H, T, T) -> (L, B, H, T, T)
-    if (
-        not isinstance(weights, torch.Tensor)
-        or weights.ndim != 5
-        or weights.shape[-1] != weights.shape[-2]
-    ):
-        raise ValueError(
-            f"weights must be a list of (B, H, T, T) or (L, B, H, T, T), got {shape_of(weights)}"
-        )
-    if head_fusion not in ("mean", "max"):
+    check_tensor("weights", weights, 5, wanted=wanted, floating=True)
+    if weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must be {wanted} (square T x T), got {tuple(weights.shape)}")
+    if not isinstance(head_fusion, str) or head_fusion not in ("mean", "max"):
         raise ValueError(f"head_fusion={head_fusion!r} is not one of 'mean', 'max'")
     fused = weights.mean(2) if head_fusion == "mean" else weights.amax(2)  # -> (L, B, T, T)
     a = fused + torch.eye(weights.shape[-1], dtype=weights.dtype)  # + I: the residual stream

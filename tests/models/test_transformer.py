@@ -145,15 +145,24 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match=r"must be a torch\.nn\.TransformerDecoderLayer"):
         layer.load_from_torch(nn.TransformerEncoderLayer(D, H, FF))
     model = Transformer(TransformerConfig(11, 13, d_model=D, num_heads=H, num_layers=2, d_ff=FF))
-    with pytest.raises(ValueError, match="has a final LayerNorm, this stack has none"):
+    with pytest.raises(
+        ValueError, match=r"final_norm=False.*build the config with final_norm=True"
+    ):
         model.load_from_torch(nn.Transformer(D, H, 2, 2, FF, batch_first=True))
     with pytest.raises(ValueError, match="batch_first=True"):
         model.load_from_torch(nn.Transformer(D, H, 2, 2, FF))
-    with pytest.raises(ValueError, match=r"src must be \(B, T\) long token ids"):
+    with pytest.raises(
+        ValueError, match=r"src must be an integer tensor of shape \(B, T\).*src\.long\(\)"
+    ):
         model(torch.zeros(2, 3), torch.zeros(2, 3, dtype=torch.long))
-    with pytest.raises(ValueError, match=r"src holds ids outside 0\.\.10"):
+    with pytest.raises(
+        ValueError,
+        match=r"src must hold ids in 0\.\.10 \(a vocabulary of 11\), got values from 11 to 11",
+    ):
         model(torch.full((1, 3), 11), torch.ones(1, 2, dtype=torch.long))
-    with pytest.raises(ValueError, match=r"tgt_pad must be bool of shape \(1, 2\)"):
+    with pytest.raises(
+        ValueError, match=r"tgt_pad must have shape \(1, 2\) \(as the ids\), got \(1, 3\)"
+    ):
         model(torch.ones(1, 3, dtype=torch.long), torch.ones(1, 2, dtype=torch.long),
               tgt_pad=torch.ones(1, 3, dtype=torch.bool))  # fmt: skip
 
@@ -163,7 +172,7 @@ def test_greedy_decode_bad_inputs():
     src = torch.ones(2, 3, dtype=torch.long)
     with pytest.raises(ValueError, match=r"max_len=200 exceeds config\.max_len=128"):
         model.greedy_decode(src, torch.tensor([3, 2]), 200)
-    with pytest.raises(ValueError, match=r"src_len must be \(2,\), got \(3,\)"):
+    with pytest.raises(ValueError, match=r"src_len must have shape \(2,\), got \(3,\)"):
         model.greedy_decode(src, torch.tensor([3, 2, 1]), 5)
-    with pytest.raises(ValueError, match=r"lengths must lie in 0\.\.max_len=3"):
+    with pytest.raises(ValueError, match=r"src_len must lie in 0\.\.3, got \[4, 2\]"):
         model.greedy_decode(src, torch.tensor([4, 2]), 5)

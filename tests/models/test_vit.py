@@ -200,7 +200,9 @@ def test_rollout_max_fusion_is_renormalised():
 
 
 def test_rollout_rejects_bad_input():
-    with pytest.raises(ValueError, match=r"weights must be a list of \(B, H, T, T\)"):
+    with pytest.raises(
+        ValueError, match=r"weights\[0\] must have shape \(B, H, T, T\), got \(2, 5, 5\)"
+    ):
         attention_rollout([torch.zeros(2, 5, 5)])
     with pytest.raises(ValueError, match=r"head_fusion='min' is not one of"):
         attention_rollout(_random_weights(1, 1, 1, 3), head_fusion="min")
