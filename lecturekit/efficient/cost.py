@@ -45,10 +45,12 @@ from lecturekit.attention import scaled_dot_product_attention
 from lecturekit.efficient.local import chunked_local_attention, local_attention
 from lecturekit.efficient.lsh import lsh_attention
 from lecturekit.utils.checks import (
+    check_callable,
     check_non_negative_int,
     check_positive_int,
     check_positive_ints,
     check_range,
+    check_seed,
 )
 
 __all__ = ["VARIANTS", "FlopCount", "count_flops", "peak_memory", "best_time", "AttentionCost",
@@ -71,8 +73,7 @@ def count_flops(fn: Callable[[], object]) -> FlopCount:
 
     Lectures 04 and 11; Vaswani et al. 2017 Table 1.
     """
-    if not callable(fn):
-        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
+    check_callable("fn", fn)
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         fn()
     per_op = counter.get_flop_counts().get("Global", {})
@@ -127,8 +128,7 @@ def peak_memory(fn: Callable[[], object]) -> int:
 
     Lecture 11.
     """
-    if not callable(fn):
-        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
+    check_callable("fn", fn)
     with torch.no_grad(), _MemoryWatcher() as watcher:
         result = fn()
         del result
@@ -142,8 +142,7 @@ def best_time(fn: Callable[[], object], repeats: int = 3, min_seconds: float = 0
 
     Lecture 11 (as notebook 04).
     """
-    if not callable(fn):
-        raise ValueError(f"fn must be callable, got {type(fn).__name__}")
+    check_callable("fn", fn)
     check_positive_int("repeats", repeats)
     check_range("min_seconds", min_seconds, 0)
     with torch.no_grad():
@@ -156,14 +155,19 @@ def best_time(fn: Callable[[], object], repeats: int = 3, min_seconds: float = 0
     return min(times)
 
 
-def _layers(ns: Sequence[int], d: int, window: int, chunk_size: int, seed: int):
-    """For each n: {variant: fn} on seeded inputs (1, n, d)."""
+def _check_lengths(ns: object, d: object, window: object, chunk_size: object, seed: object):
+    """The arguments of ``attention_cost`` / ``attention_times``, checked before any work."""
     check_positive_int("d", d)
     check_positive_int("chunk_size", chunk_size)
     check_non_negative_int("window", window)
+    check_seed(seed)
     for n in check_positive_ints("ns", ns):
         if n % chunk_size:
             raise ValueError(f"every n must be a multiple of chunk_size={chunk_size}, got n={n}")
+
+
+def _layers(ns: Sequence[int], d: int, window: int, chunk_size: int, seed: int):
+    """For each n: {variant: fn} on seeded inputs (1, n, d) (arguments: ``_check_lengths``)."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         gru = nn.GRU(d, d, batch_first=True).eval()
@@ -204,7 +208,7 @@ def attention_cost(
     """Count FLOPs and measure the peak memory of each of ``VARIANTS`` for each length n.
 
     Args:
-        ns: sequence lengths, multiples of chunk_size.
+        ns: sequence lengths, multiples of chunk_size (a list or tuple, not empty).
         d: query/key/value width (= GRU hidden size).
         window: local attention's neighbours per side (r = 2 window + 1 keys).
         chunk_size: LSH chunk size (each query sees 2 chunk_size keys).
@@ -216,6 +220,7 @@ def attention_cost(
     Lecture 11; Vaswani et al. 2017 Table 1.
     """
     ns = tuple(ns) if isinstance(ns, Sequence) and not isinstance(ns, str) else ns
+    _check_lengths(ns, d, window, chunk_size, seed)
     runs = list(_layers(ns, d, window, chunk_size, seed))
     flops: dict[str, list[int]] = {name: [] for name in VARIANTS}
     peak: dict[str, list[int]] = {name: [] for name in VARIANTS}
@@ -246,6 +251,8 @@ def attention_times(
 
     Lecture 11.
     """
+    _check_lengths(ns, d, window, chunk_size, seed)
+    check_positive_int("repeats", repeats)
     times: dict[str, list[float]] = {name: [] for name in VARIANTS}
     for _, fns in _layers(ns, d, window, chunk_size, seed):
         for name, fn in fns.items():

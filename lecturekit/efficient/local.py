@@ -27,8 +27,10 @@ import torch.nn.functional as F
 from lecturekit.attention import scaled_dot_product_attention
 from lecturekit.masking import masked_softmax
 from lecturekit.utils.checks import (
+    check_bool,
     check_non_negative_int,
     check_positive_int,
+    check_same_dtype,
     check_tensor,
     shape_of,
 )
@@ -41,9 +43,11 @@ def _check_window(window: object) -> int:
 
 
 def _check_qkv(q: object, k: object, v: object) -> None:
-    """q, k (..., T, Dk) and v (..., T, Dv) of one sequence (self-attention: one T)."""
+    """q, k (..., T, Dk) and v (..., T, Dv) of one sequence (self-attention: one T), floating
+    point of one dtype (integer vectors typed in from the slides: convert with .float())."""
     for name, x in (("q", q), ("k", k), ("v", v)):
-        check_tensor(name, x, min_ndim=2, wanted="(..., T, D)")
+        check_tensor(name, x, min_ndim=2, wanted="(..., T, D)", floating=True)
+    check_same_dtype("k", k, "q", q), check_same_dtype("v", v, "q", q)
     if q.shape[:-1] != k.shape[:-1] or q.shape[-1] != k.shape[-1]:
         raise ValueError(
             "q and k must have the same shape (..., T, Dk): "
@@ -63,8 +67,9 @@ def band_mask(
     ``i - window <= j <= i + window`` (``causal``: ``i - window <= j <= i``).
 
     Args:
-        T: sequence length.
-        window: how many neighbours on each side (0 = only the token itself).
+        T: sequence length (T = 0, an empty sequence, gives an empty (0, 0) mask).
+        window: how many neighbours on each side (0 = only the token itself; a window of
+            T - 1 or more allows every key: full attention).
         causal: look only backwards.
         device: where to create the mask.
 
@@ -73,8 +78,9 @@ def band_mask(
 
     Lecture 11; Vaswani et al. 2017 Table 1 (restricted self-attention).
     """
-    check_positive_int("T", T)
+    check_non_negative_int("T", T)
     _check_window(window)
+    check_bool("causal", causal)
     i = torch.arange(T, device=device)[:, None]  # (T, 1) query positions
     j = torch.arange(T, device=device)[None, :]  # (1, T) key positions
     return (j >= i - window) & (j <= i + (0 if causal else window))  # (T, T)
@@ -87,17 +93,21 @@ def local_attention(
     the whole (T, T) score matrix, so time and memory stay O(T²).
 
     Args:
-        q: (..., T, Dk) queries; k: (..., T, Dk) keys; v: (..., T, Dv) values.
-        window: neighbours on each side (see ``band_mask``).
+        q: (..., T, Dk) queries; k: (..., T, Dk) keys; v: (..., T, Dv) values; floating
+            point, all of one dtype (float32 or float64).
+        window: neighbours on each side (see ``band_mask``); a window of T - 1 or more is
+            full attention.
         causal: look only backwards.
 
     Returns:
-        out (..., T, Dv) and weights (..., T, T), zero outside the band.
+        out (..., T, Dv) and weights (..., T, T), zero outside the band. An empty sequence
+        (T = 0) gives empty results: out (..., 0, Dv), weights (..., 0, 0).
 
     Lecture 11; Vaswani et al. 2017 Table 1.
     """
     _check_qkv(q, k, v)
     _check_window(window)
+    check_bool("causal", causal)
     return scaled_dot_product_attention(q, k, v, band_mask(q.shape[-2], window, causal))
 
 
@@ -116,24 +126,31 @@ def chunked_local_attention(
     ``local_attention`` (up to float rounding).
 
     Args:
-        q: (..., T, Dk) queries; k: (..., T, Dk) keys; v: (..., T, Dv) values.
-        window: neighbours on each side.
+        q: (..., T, Dk) queries; k: (..., T, Dk) keys; v: (..., T, Dv) values; floating
+            point, all of one dtype.
+        window: neighbours on each side (a window of T - 1 or more is full attention).
         causal: look only backwards.
-        chunk_size: queries per chunk; default ``max(window, 1)``.
+        chunk_size: queries per chunk; default ``max(window, 1)``; need not divide T (the
+            last chunk is padded), and may exceed it.
 
     Returns:
         out (..., T, Dv) and band (..., T, W) with W = 2 window + 1 (causal: window + 1):
         ``band[..., i, o]`` is the weight of key ``i - window + o`` (0 outside the sequence).
-        ``band_to_dense`` turns it into the (..., T, T) matrix.
+        ``band_to_dense`` turns it into the (..., T, T) matrix. An empty sequence (T = 0)
+        gives out (..., 0, Dv) and band (..., 0, W).
 
     Lecture 11; Vaswani et al. 2017 Table 1 (O(r·n·d)).
     """
     _check_qkv(q, k, v)
     _check_window(window)
+    check_bool("causal", causal)
     c = max(window, 1) if chunk_size is None else chunk_size
     check_positive_int("chunk_size", c)
     T, Dk = q.shape[-2], q.shape[-1]
     left, right = window, 0 if causal else window
+    if T == 0:  # an empty sequence: nothing to attend, empty results
+        batch = q.shape[:-2]
+        return v.new_zeros(*batch, 0, v.shape[-1]), q.new_zeros(*batch, 0, left + right + 1)
     n_chunks = math.ceil(T / c)
     pad = n_chunks * c - T
     span = c + left + right  # keys one chunk of queries can see
@@ -162,7 +179,7 @@ def band_to_dense(band: torch.Tensor, window: int, causal: bool = False) -> torc
     """Put band weights (..., T, W) back into a dense (..., T, T) matrix (for plots and tests).
 
     Args:
-        band: (..., T, W) as returned by ``chunked_local_attention``; W = 2 window + 1
+        band: (..., T, W) tensor as returned by ``chunked_local_attention``; W = 2 window + 1
             (causal: window + 1).
         window: the window it was computed with.
         causal: whether it was causal.
@@ -173,10 +190,12 @@ def band_to_dense(band: torch.Tensor, window: int, causal: bool = False) -> torc
     Lecture 11.
     """
     _check_window(window)
+    check_bool("causal", causal)
     width = window + 1 + (0 if causal else window)
     if not isinstance(band, torch.Tensor) or band.ndim < 2 or band.shape[-1] != width:
+        hint = " (convert with torch.as_tensor)" if isinstance(band, (list, tuple)) else ""
         raise ValueError(
-            f"band must be (..., T, {width}) for window={window}, got {shape_of(band)}"
+            f"band must be (..., T, {width}) for window={window}, got {shape_of(band)}{hint}"
         )
     T = band.shape[-2]
     padded = band.new_zeros(*band.shape[:-1], T + width - 1)  # (..., T, window + T + right)

@@ -32,8 +32,15 @@ from dataclasses import dataclass
 
 import torch
 
-from lecturekit.masking import masked_softmax
-from lecturekit.utils.checks import check_positive_int, check_seed, check_tensor, shape_of
+from lecturekit.masking import check_mask, masked_softmax
+from lecturekit.utils.checks import (
+    check_bool,
+    check_positive_int,
+    check_same_dtype,
+    check_seed,
+    check_tensor,
+    shape_of,
+)
 
 __all__ = [
     "SELF_SCORE",
@@ -58,6 +65,14 @@ def _check_buckets(n_buckets: object) -> None:
 
 def _check_seq(name: str, x: object) -> torch.Tensor:
     return check_tensor(name, x, min_ndim=2, wanted="(..., T, D)", floating=True)
+
+
+def _check_qk_v(qk: object, v: object) -> None:
+    """qk (..., T, D) and v (..., T, Dv): floating point, one dtype, the same batch dims and T."""
+    _check_seq("qk", qk), _check_seq("v", v)
+    check_same_dtype("v", v, "qk", qk)
+    if v.shape[:-1] != qk.shape[:-1]:
+        raise ValueError(f"v must be (..., T, Dv) like qk {tuple(qk.shape)}, got {tuple(v.shape)}")
 
 
 def random_rotations(dim: int, n_buckets: int, n_hashes: int = 1, seed: int = 0) -> torch.Tensor:
@@ -98,7 +113,8 @@ def lsh_hash(
         n_buckets: buckets per round: 1 (everything in bucket 0) or even.
         n_hashes: rounds, each with its own R.
         seed: seeds ``random_rotations`` (ignored when ``rotations`` is given).
-        rotations: (n_hashes, D, n_buckets // 2), e.g. from ``random_rotations``.
+        rotations: (n_hashes, D, n_buckets // 2) tensor, e.g. from ``random_rotations``;
+            converted to x's dtype (integer or float64 projections are fine).
 
     Returns:
         (..., n_hashes, T) int64 buckets in [0, n_buckets).
@@ -135,21 +151,23 @@ def shared_qk_attention(
     to itself unless it may attend to nothing else (its q·k would dominate its row).
 
     Args:
-        qk: (..., T, D) shared query/key vectors.
-        v: (..., T, Dv) values.
-        mask: optional bool (..., T, T), True = may attend (e.g. ``lsh_attention(...).allowed``).
+        qk: (..., T, D) shared query/key vectors (floating point).
+        v: (..., T, Dv) values, of qk's dtype.
+        mask: optional bool tensor broadcastable to (..., T, T), True = may attend (e.g.
+            ``lsh_attention(...).allowed``).
         exclude_self: apply the self rule above; False = plain attention to every key.
 
     Returns:
-        out (..., T, Dv) and weights (..., T, T).
+        out (..., T, Dv) and weights (..., T, T) (empty for an empty sequence, T = 0).
 
     Lecture 11; Kitaev et al. 2020 section 2 ("shared-QK Transformer").
     """
-    _check_seq("qk", qk), _check_seq("v", v)
-    if v.shape[:-1] != qk.shape[:-1]:
-        raise ValueError(f"v must be (..., T, Dv) like qk {tuple(qk.shape)}, got {tuple(v.shape)}")
+    _check_qk_v(qk, v)
+    check_bool("exclude_self", exclude_self)
     T, D = qk.shape[-2:]
     scores = qk @ _normalise(qk).transpose(-1, -2) / math.sqrt(D)  # (..., T, D) @ (..., D, T)
+    if mask is not None:
+        check_mask(mask, scores.shape)
     allowed = torch.ones(T, T, dtype=torch.bool) if mask is None else mask
     if exclude_self:
         eye = torch.eye(T, dtype=torch.bool)
@@ -217,8 +235,10 @@ def lsh_attention(
     mask=r.allowed)``.
 
     Args:
-        qk: (..., T, D) shared query/key vectors; T must be a multiple of chunk_size.
-        v: (..., T, Dv) values.
+        qk: (..., T, D) shared query/key vectors (floating point); T must be a multiple of
+            chunk_size (pad the sequence otherwise, as the Reformer does). An empty sequence
+            (T = 0) gives empty results.
+        v: (..., T, Dv) values, of qk's dtype.
         n_buckets: buckets per round (1 or even).
         chunk_size: m, positions per chunk.
         n_hashes: hash rounds.
@@ -233,17 +253,17 @@ def lsh_attention(
 
     Lecture 11; Kitaev et al. 2020 section 2 (eq. 3-7) and Figure 2.
     """
-    _check_seq("qk", qk), _check_seq("v", v)
-    if v.shape[:-1] != qk.shape[:-1]:
-        raise ValueError(f"v must be (..., T, Dv) like qk {tuple(qk.shape)}, got {tuple(v.shape)}")
+    _check_qk_v(qk, v)
     check_positive_int("chunk_size", chunk_size)
+    check_bool("attend_across_buckets", attend_across_buckets)
+    check_bool("dense_weights", dense_weights)
     T, D, Dv = qk.shape[-2], qk.shape[-1], v.shape[-1]
     if T % chunk_size:
         raise ValueError(f"the length T={T} of qk {tuple(qk.shape)} is not a multiple of "
                          f"chunk_size={chunk_size}")  # fmt: skip
     batch = qk.shape[:-2]
-    x = qk.reshape(-1, T, D)  # (..., T, D) -> (B, T, D)
-    vals = v.reshape(-1, T, Dv)  # (..., T, Dv) -> (B, T, Dv)
+    x = qk.reshape(math.prod(batch), T, D)  # (..., T, D) -> (B, T, D)
+    vals = v.reshape(math.prod(batch), T, Dv)  # (..., T, Dv) -> (B, T, Dv)
     buckets = lsh_hash(x, n_buckets, n_hashes, seed, rotations=rotations)  # (B, R, T)
     B, R, m, N = x.shape[0], n_hashes, chunk_size, T // chunk_size
     order = (buckets * T + torch.arange(T)).argsort(dim=-1)  # (B, R, T) by (bucket, position)

@@ -37,8 +37,9 @@ def topk_mass_captured(
     support (an approximation that attends to a fraction f of random keys keeps about f).
 
     Args:
-        full_weights: (..., Tq, Tk) full attention weights (rows sum to 1).
-        approx: (..., Tq, Tk) bool support (True = attended), or weights (support = ``> 0``).
+        full_weights: (..., Tq, Tk) floating-point full attention weights (rows sum to 1).
+        approx: (..., Tq, Tk) bool support (True = attended), or weights of any dtype
+            (support = ``> 0``).
         k: keys per query to count, 1 <= k <= Tk; None = all.
 
     Returns:
@@ -46,8 +47,8 @@ def topk_mass_captured(
 
     Lecture 11; the quality measure for Kitaev et al. 2020 section 2 (LSH attention).
     """
-    for name, x in (("full_weights", full_weights), ("approx", approx)):
-        check_tensor(name, x, min_ndim=2, wanted="(..., Tq, Tk)")
+    check_tensor("full_weights", full_weights, min_ndim=2, wanted="(..., Tq, Tk)", floating=True)
+    check_tensor("approx", approx, min_ndim=2, wanted="(..., Tq, Tk)")
     if approx.shape != full_weights.shape:
         raise ValueError(
             f"approx must have the shape of full_weights {tuple(full_weights.shape)}, got "
@@ -75,9 +76,10 @@ def clustered_sequence(
     Args:
         n: sequence length.
         dim: vector dimension.
-        n_clusters: number of directions.
-        noise: noise scale relative to the (unit) cluster direction.
-        norm: length of every vector; default 8 √dim (a query then puts most of its
+        n_clusters: number of directions; more than n is allowed (some clusters then have
+            no position).
+        noise: noise scale relative to the (unit) cluster direction (>= 0).
+        norm: length of every vector (> 0); default 8 √dim (a query then puts most of its
             attention on its own cluster).
         seed: seed of the generator.
 
@@ -91,6 +93,8 @@ def clustered_sequence(
     check_positive_int("n_clusters", n_clusters)
     check_seed(seed)
     check_range("noise", noise, 0)
+    if norm is not None:
+        check_range("norm", norm, 0, low_open=True)
     gen = torch.Generator().manual_seed(seed)
     centres = F.normalize(torch.randn(n_clusters, dim, generator=gen), dim=-1)
     labels = torch.randint(n_clusters, (n,), generator=gen)

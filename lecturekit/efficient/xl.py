@@ -35,7 +35,15 @@ import torch
 from torch import nn
 
 from lecturekit.attention import MultiHeadAttention
-from lecturekit.utils.checks import check_non_negative_int, check_positive_int, shape_of
+from lecturekit.utils.checks import (
+    check_bool,
+    check_input,
+    check_non_negative_int,
+    check_positive_int,
+    check_same_dtype,
+    check_tensor,
+    shape_of,
+)
 
 __all__ = [
     "memory_mask",
@@ -53,14 +61,14 @@ def memory_mask(T: int, M: int) -> torch.Tensor:
     segment.
 
     Args:
-        T: segment length; M: memory length.
+        T: segment length (0: an empty (0, M) mask); M: memory length.
 
     Returns:
         (T, M + T) bool, True = may attend (columns: memory first, then the segment).
 
     Lecture 11; Dai et al. 2019 section 3.2.
     """
-    check_positive_int("T", T)
+    check_non_negative_int("T", T)
     check_non_negative_int("M", M)
     return torch.cat([torch.ones(T, M, dtype=torch.bool), torch.ones(T, T).tril().bool()], dim=1)
 
@@ -95,17 +103,21 @@ class MemoryAttentionLayer(nn.Module):
             memory: (B, M, D) cached hidden states of earlier segments, or None (M = 0).
                 It is used as given: ``update_memory`` is where the gradient is stopped.
 
+        Both must be floating point of the layer's dtype (float32 unless converted).
+
         Returns:
             out (B, T, D) and weights (B, H, T, M + T).
         """
         if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model:
             raise ValueError(f"x must be (B, T, d_model={self.d_model}), got {shape_of(x)}")
+        check_input("x", x, self, 3, wanted="(B, T, D)")
         if memory is None:
             memory = x.new_zeros(x.shape[0], 0, self.d_model)
         if not isinstance(memory, torch.Tensor) or memory.ndim != 3 or (
             memory.shape[0], memory.shape[2]) != (x.shape[0], self.d_model):  # fmt: skip
             want = f"(B={x.shape[0]}, M, d_model={self.d_model})"
             raise ValueError(f"memory must be {want}, got {shape_of(memory)}")
+        check_input("memory", memory, self, 3, wanted="(B, M, D)")
         T, M = x.shape[1], memory.shape[1]
         context = self.norm1(torch.cat([memory, x], dim=1))  # (B, M + T, D)
         a, weights = self.attn(context[:, M:], context, context, memory_mask(T, M))
@@ -120,14 +132,23 @@ def update_memory(
     (``stop_gradient=False`` keeps the graph, to show what the detach prevents).
 
     Args:
-        memory: (B, M, D) or None; hidden: (B, T, D); mem_len: positions to keep (> 0).
+        memory: (B, M, D) or None; hidden: (B, T, D) of memory's dtype; mem_len: positions to
+            keep (> 0).
 
     Returns:
         (B, min(M + T, mem_len), D).
 
     Lecture 11; Dai et al. 2019 eq. 1, SG(h_{τ}^{n-1}).
     """
+    check_tensor("hidden", hidden, 3, wanted="(B, T, D)")
+    if memory is not None:
+        check_tensor("memory", memory, 3, wanted="(B, M, D)")
+        if (memory.shape[0], memory.shape[2]) != (hidden.shape[0], hidden.shape[2]):
+            want = f"(B={hidden.shape[0]}, M, D={hidden.shape[2]}) like hidden"
+            raise ValueError(f"memory must be {want}, got {tuple(memory.shape)}")
+        check_same_dtype("hidden", hidden, "memory", memory)
     check_positive_int("mem_len", mem_len)
+    check_bool("stop_gradient", stop_gradient)
     cat = hidden if memory is None else torch.cat([memory, hidden], dim=1)  # (B, M + T, D)
     cat = cat[:, -mem_len:]
     return cat.detach() if stop_gradient else cat
@@ -143,10 +164,46 @@ class SegmentRecurrence:
 
 
 def _check_layers(layers: object) -> list[MemoryAttentionLayer]:
-    layers = list(layers) if isinstance(layers, (Sequence, nn.ModuleList)) else None
-    if not layers or not all(isinstance(layer, MemoryAttentionLayer) for layer in layers):
-        raise ValueError("layers must be a non-empty sequence of MemoryAttentionLayer")
-    return layers
+    want = "layers must be a non-empty sequence of MemoryAttentionLayer"
+    if isinstance(layers, MemoryAttentionLayer):
+        raise ValueError(f"{want}, got a single MemoryAttentionLayer (wrap it: [layer])")
+    if isinstance(layers, str) or not isinstance(layers, (Sequence, nn.ModuleList)):
+        raise ValueError(f"{want}, got {type(layers).__name__}")
+    if not layers:
+        raise ValueError(f"{want}, got an empty {type(layers).__name__}")
+    for i, layer in enumerate(layers):
+        if not isinstance(layer, MemoryAttentionLayer):
+            raise ValueError(f"{want}, got layers[{i}] of type {type(layer).__name__}")
+    widths = [layer.d_model for layer in layers]
+    if len(set(widths)) > 1:
+        raise ValueError(f"layers must all have one d_model (a stack), got d_model {widths}")
+    return list(layers)
+
+
+def _check_run(
+    layers: object, x: object, segment_len: object, mem_len: object, stop_gradient: object
+) -> tuple[list[MemoryAttentionLayer], int]:
+    """The checks of ``segment_recurrence``; returns the layers as a list and mem_len."""
+    layers = _check_layers(layers)
+    check_positive_int("segment_len", segment_len)
+    mem_len = segment_len if mem_len is None else mem_len
+    check_positive_int("mem_len", mem_len)
+    check_bool("stop_gradient", stop_gradient)
+    if not isinstance(x, torch.Tensor) or x.ndim != 3:
+        raise ValueError(f"x must be (B, T_total, D), got {shape_of(x)}")
+    if x.shape[1] == 0 or x.shape[1] % segment_len:
+        raise ValueError(
+            f"x has {x.shape[1]} positions, not a multiple of segment_len={segment_len}"
+            + (" (at least one segment is needed)" if x.shape[1] == 0 else "")
+        )
+    for i, layer in enumerate(layers):
+        if layer.d_model != x.shape[-1]:
+            raise ValueError(
+                f"x must be (B, T_total, d_model={layer.d_model}) for layers[{i}], got "
+                f"{tuple(x.shape)}"
+            )
+        check_input("x", x, layer, 3, wanted="(B, T_total, D)")
+    return layers, mem_len
 
 
 def segment_recurrence(
@@ -161,7 +218,8 @@ def segment_recurrence(
 
     Args:
         layers: the stack (N layers).
-        x: (B, T_total, D) input vectors; T_total must be a multiple of segment_len.
+        x: (B, T_total, D) input vectors, of the layers' dtype; T_total must be a positive
+            multiple of segment_len.
         segment_len: L, positions per segment.
         mem_len: M, memory length per layer (default L: exactly the previous segment).
         stop_gradient: detach the memory (Transformer-XL); False lets gradients flow back
@@ -172,16 +230,7 @@ def segment_recurrence(
 
     Lecture 11; Dai et al. 2019 section 3.2.
     """
-    layers = _check_layers(layers)
-    check_positive_int("segment_len", segment_len)
-    mem_len = segment_len if mem_len is None else mem_len
-    check_positive_int("mem_len", mem_len)
-    if not isinstance(x, torch.Tensor) or x.ndim != 3:
-        raise ValueError(f"x must be (B, T_total, D), got {shape_of(x)}")
-    if x.shape[1] % segment_len:
-        raise ValueError(
-            f"x has {x.shape[1]} positions, not a multiple of segment_len={segment_len}"
-        )
+    layers, mem_len = _check_run(layers, x, segment_len, mem_len, stop_gradient)
     memories: list[torch.Tensor | None] = [None] * len(layers)
     outs, weights = [], []
     for segment in x.split(segment_len, dim=1):  # (B, L, D) each
@@ -244,6 +293,7 @@ def dependency_matrix(
         raise ValueError(f"kind must be 'forward' or 'gradient', got {kind!r}")
     if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[0] != 1:
         raise ValueError(f"x must be one sequence (1, T_total, D), got {shape_of(x)}")
+    _check_run(layers, x, segment_len, mem_len, stop_gradient)
     T = x.shape[1]
 
     def run(inp: torch.Tensor) -> torch.Tensor:

@@ -34,7 +34,17 @@ from torch import nn
 from lecturekit.attention import MultiHeadAttention
 from lecturekit.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
 from lecturekit.training import fit
-from lecturekit.utils.checks import check_choice, check_positive_int
+from lecturekit.utils.checks import (
+    check_choice,
+    check_ids,
+    check_instance,
+    check_non_negative_int,
+    check_positive_int,
+    check_range,
+    check_seed,
+    check_strings,
+    check_tensor,
+)
 
 __all__ = [
     "RELATIONS",
@@ -64,14 +74,22 @@ VOCAB: tuple[str, ...] = (
 def encode(words: Sequence[str]) -> torch.Tensor:
     """Token ids of ``words`` (lower-cased) in ``VOCAB``.
 
+    Args:
+        words: a list of words, e.g. ``SENTENCE.split()`` (a bare string is refused: split
+            it first).
+
     Returns:
-        (T,) long tensor.
+        (T,) long tensor; an empty list gives an empty (0,) tensor.
 
     Lecture 04.
     """
+    if isinstance(words, str):
+        raise ValueError(f"words must be a list of words, got a single string {words!r} "
+                         f"(split it: {words!r}.split())")  # fmt: skip
+    words = check_strings("words", words, allow_empty=True)
     unknown = [w for w in words if w.lower() not in VOCAB]
     if unknown:
-        raise ValueError(f"words not in VOCAB: {unknown}")
+        raise ValueError(f"words must be in VOCAB, got unknown words {unknown}")
     return torch.tensor([VOCAB.index(w.lower()) for w in words], dtype=torch.long)
 
 
@@ -99,6 +117,10 @@ def make_batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Uniform random tokens and, per relation, the token each position must predict.
 
+    Args:
+        batch_size: B; seq_len: T; vocab_size: V (all > 0).
+        generator: a ``torch.Generator`` for the tokens, or None (the global random state).
+
     Returns:
         tokens (B, T) long and targets (B, R, T) long with
         targets[b, r, t] = tokens[b, relation_positions(T)[r, t]].
@@ -107,6 +129,8 @@ def make_batch(
     """
     for name, val in (("batch_size", batch_size), ("seq_len", seq_len), ("vocab_size", vocab_size)):
         check_positive_int(name, val)
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
     tokens = torch.randint(vocab_size, (batch_size, seq_len), generator=generator)
     pos = relation_positions(seq_len)  # (R, T)
     targets = tokens[:, pos]  # (B, T) indexed by (R, T) -> (B, R, T)
@@ -140,11 +164,13 @@ class HeadsDemoModel(nn.Module):
         positions: str = "learned",
     ):
         super().__init__()
-        for name, val in (("vocab_size", vocab_size), ("num_relations", num_relations)):
+        for name, val in (("vocab_size", vocab_size), ("d_model", d_model),
+                          ("num_heads", num_heads), ("max_len", max_len),
+                          ("num_relations", num_relations)):  # fmt: skip
             check_positive_int(name, val)
-        self.vocab_size, self.num_relations = vocab_size, num_relations
-        self.embed = nn.Embedding(vocab_size, d_model)
         check_choice("positions", positions, ["sinusoidal", "learned"])
+        self.vocab_size, self.num_relations, self.max_len = vocab_size, num_relations, max_len
+        self.embed = nn.Embedding(vocab_size, d_model)
         if positions == "sinusoidal":
             self.pos = SinusoidalPositionalEncoding(d_model, max_len)
         else:
@@ -154,19 +180,12 @@ class HeadsDemoModel(nn.Module):
 
     def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Args:
-            tokens: (B, T) long ids in [0, vocab_size).
+            tokens: (B, T) integer ids in [0, vocab_size), T <= max_len.
 
         Returns:
-            logits (B, R, T, V) and attention weights (B, H, T, T).
+            logits (B, R, T, V) and attention weights (B, H, T, T) (empty for T = 0).
         """
-        if not isinstance(tokens, torch.Tensor):
-            raise ValueError(f"tokens must be a (B, T) integer tensor, got {type(tokens).__name__}")
-        if tokens.ndim != 2 or tokens.is_floating_point() or tokens.dtype == torch.bool:
-            raise ValueError(
-                f"tokens must be a (B, T) integer tensor, got {tuple(tokens.shape)} {tokens.dtype}"
-            )
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.vocab_size):
-            raise ValueError(f"tokens must lie in [0, vocab_size={self.vocab_size})")
+        check_ids("tokens", tokens, self.vocab_size, 2, wanted="(B, T)")
         x = self.pos(self.embed(tokens))  # (B, T) -> (B, T, D)
         out, weights = self.attn(x, x, x)  # (B, T, D), (B, H, T, T)
         B, T, _ = out.shape
@@ -192,6 +211,8 @@ def train_heads_demo(
     Data come from a generator seeded with ``seed``; the model's own initialisation is the
     caller's (seed before building it). Deterministic on one machine and thread count.
     The defaults are the settings of notebook 04 (a few seconds on one CPU thread).
+    Every argument is checked before training starts: ``seq_len`` must fit the model's
+    ``max_len``, ``decay_steps`` lie in 0..steps, ``lr`` be > 0.
 
     Returns:
         {"loss": list of per-step training losses, "accuracy": fraction of correct
@@ -199,14 +220,18 @@ def train_heads_demo(
 
     Lecture 04.
     """
-    for name, val in (("steps", steps), ("batch_size", batch_size), ("eval_size", eval_size)):
+    check_instance("model", model, HeadsDemoModel)
+    for name, val in (("steps", steps), ("batch_size", batch_size), ("seq_len", seq_len),
+                      ("eval_size", eval_size)):  # fmt: skip
         check_positive_int(name, val)
-    if (
-        isinstance(decay_steps, bool)
-        or not isinstance(decay_steps, int)
-        or not 0 <= decay_steps <= steps
-    ):
+    check_non_negative_int("decay_steps", decay_steps)
+    if decay_steps > steps:
         raise ValueError(f"decay_steps must be an integer in 0..steps={steps}, got {decay_steps!r}")
+    check_range("lr", lr, 0, low_open=True)
+    check_seed(seed)
+    if seq_len > model.max_len:
+        raise ValueError(f"seq_len must be at most the model's max_len={model.max_len}, "
+                         f"got {seq_len}")  # fmt: skip
     g = torch.Generator().manual_seed(seed)
 
     def fresh_batches(epoch: int, generator: torch.Generator):  # one pass of `steps` batches
@@ -241,7 +266,8 @@ def relation_weights(weights: torch.Tensor) -> torch.Tensor:
     """Mean attention weight each head puts on each relation's position.
 
     Args:
-        weights: (H, T, T) or (B, H, T, T) attention weights (query rows, key columns).
+        weights: (H, T, T) or (B, H, T, T) floating-point attention weights (query rows, key
+            columns).
 
     Returns:
         (H, R): entry [h, r] = weight of head h on key relation_positions(T)[r, t],
@@ -249,9 +275,11 @@ def relation_weights(weights: torch.Tensor) -> torch.Tensor:
 
     Lecture 04.
     """
+    check_tensor("weights", weights, min_ndim=3, wanted="(H, T, T) or (B, H, T, T)",
+                 floating=True)  # fmt: skip
     if weights.ndim == 3:
         weights = weights[None]  # (H, T, T) -> (1, H, T, T)
-    if weights.ndim != 4 or weights.shape[-1] != weights.shape[-2]:
+    if weights.ndim != 4 or weights.shape[-1] != weights.shape[-2] or weights.shape[-1] == 0:
         raise ValueError(f"weights must be (H, T, T) or (B, H, T, T), got {tuple(weights.shape)}")
     T = weights.shape[-1]
     pos = relation_positions(T)  # (R, T)

@@ -55,14 +55,15 @@ def softmax_jacobian(a: torch.Tensor) -> torch.Tensor:
     """The Jacobian of the softmax at its output a: J[i, j] = ∂a_i/∂s_j = a_i (δ_ij − a_j).
 
     Args:
-        a: (..., n) softmax outputs (each row a distribution).
+        a: (..., n) floating-point softmax outputs (each row a distribution); any number of
+            leading dims: a (B, n) batch of distributions gives (B, n, n).
 
     Returns:
         J = diag(a) − a aᵀ, shape (..., n, n).
 
     Lecture 03; the softmax gradient behind Vaswani et al. 2017 section 3.2.1.
     """
-    check_tensor("a", a, min_ndim=1, wanted="(..., n)")
+    check_tensor("a", a, min_ndim=1, wanted="(..., n)", floating=True)
     return torch.diag_embed(a) - a[..., :, None] * a[..., None, :]  # (..., n) -> (..., n, n)
 
 

@@ -26,9 +26,46 @@ import torch
 from torch import nn
 
 from lecturekit.datasets.translation import Pair, TranslationData, collate
-from lecturekit.utils.checks import check_positive_int, check_positive_ints
+from lecturekit.utils.checks import (
+    check_instance,
+    check_positive_int,
+    check_positive_ints,
+    check_strings,
+)
 
 __all__ = ["translate", "exact_match", "LengthAccuracy", "exact_match_by_length"]
+
+
+def _check_model(model: object, data: object) -> None:
+    """A translation model (with ``greedy_decode``) and the ``TranslationData`` of its task:
+    a model built for other vocabularies would read the ids as other words."""
+    if not callable(getattr(model, "greedy_decode", None)):
+        raise ValueError(
+            f"model must be a translation model with a greedy_decode method (Seq2Seq, "
+            f"Transformer), got {type(model).__name__}"
+        )
+    check_instance("data", data, TranslationData)
+    config = getattr(model, "config", None)
+    for side in ("src", "tgt"):
+        size = getattr(config, f"{side}_vocab_size", None)
+        vocab = len(getattr(data, f"{side}_vocab"))
+        if isinstance(size, int) and size != vocab:
+            raise ValueError(
+                f"model has {side}_vocab_size={size} but data.{side}_vocab has {vocab} words: "
+                "model and data belong to different tasks (for the toy task build the model "
+                "with its config's tiny())"
+            )
+
+
+def _check_pairs(pairs: object) -> list[Pair]:
+    if isinstance(pairs, Pair):
+        raise ValueError("pairs must be a list of Pair, got a single Pair (wrap it: [pair])")
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence):
+        raise ValueError(f"pairs must be a list of Pair, got {type(pairs).__name__}")
+    for i, p in enumerate(pairs):
+        if not isinstance(p, Pair):
+            raise ValueError(f"pairs[{i}] must be a Pair, got {type(p).__name__}")
+    return list(pairs)
 
 
 @torch.no_grad()
@@ -42,10 +79,29 @@ def translate(
     """Greedy translations of tokenised source sentences (batched; the model is put in eval
     mode). Each may be up to ``extra_len`` tokens longer than the longest source in its batch.
 
+    Args:
+        model: a translation model with ``greedy_decode`` (``Seq2Seq``, ``Transformer``)
+            for the vocabularies of ``data``.
+        sources: a list of sentences, each a list of words (``"a sentence".split()``).
+            Words not in ``data.src_vocab`` are read as <unk>; no sources give ``[]``.
+        data: the ``TranslationData`` holding the vocabularies.
+        batch_size: sentences per batch; extra_len: see above.
+
     Lecture 01.
     """
-    if not callable(getattr(model, "greedy_decode", None)):
-        raise ValueError(f"model must have a greedy_decode method, got {type(model).__name__}")
+    _check_model(model, data)
+    want = "sources must be a list of sentences, each a list of words"
+    if isinstance(sources, str):
+        raise ValueError(f"{want}, got a single string {sources!r} (use [text.split()])")
+    if not isinstance(sources, Sequence):
+        raise ValueError(f"{want}, got {type(sources).__name__}")
+    for i, source in enumerate(sources):
+        if isinstance(source, str):
+            raise ValueError(
+                f"sources[{i}] must be a list of words, got a single string {source!r} "
+                f"(split it: {source!r}.split())"
+            )
+        check_strings(f"sources[{i}]", source)
     check_positive_int("batch_size", batch_size)
     check_positive_int("extra_len", extra_len)
     model.eval()
@@ -59,12 +115,15 @@ def translate(
 
 
 def exact_match(model: nn.Module, pairs: Sequence[Pair], data: TranslationData) -> torch.Tensor:
-    """(N,) bool: the greedy translation equals the reference word for word.
+    """(N,) bool: the greedy translation equals the reference word for word (no pairs: an
+    empty (0,) tensor).
 
     Lecture 01.
     """
+    pairs = _check_pairs(pairs)
     hyps = translate(model, [p.src for p in pairs], data)
-    return torch.tensor([tuple(h) == p.tgt for h, p in zip(hyps, pairs, strict=True)])
+    ok = [tuple(h) == p.tgt for h, p in zip(hyps, pairs, strict=True)]
+    return torch.tensor(ok, dtype=torch.bool)
 
 
 @dataclass(frozen=True)
@@ -97,6 +156,8 @@ def exact_match_by_length(
 
     Lecture 01; the bottleneck curve of Bahdanau et al. 2015 Figure 2.
     """
+    _check_model(model, data)
+    pairs = _check_pairs(pairs)
     starts = check_positive_ints("bin_starts", bin_starts)
     if any(a >= b for a, b in pairwise(starts)):
         raise ValueError(f"bin_starts must be increasing, got {list(starts)}")

@@ -37,14 +37,25 @@ class ModelConfig:
     @classmethod
     def _check_fields(cls, values: Mapping[str, object], where: str) -> None:
         names = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(values) - set(names))
+        unknown = sorted(set(values) - set(names), key=repr)  # keys need not all be str
         if unknown:
             raise ValueError(f"{where}: unknown field(s) {unknown} for {cls.__name__}; its "
                              f"fields are {names}")  # fmt: skip
 
     @classmethod
-    def tiny(cls: type[C], **overrides: object) -> C:
+    def _check_no_positional(cls, args: tuple[object, ...], where: str) -> None:
+        """``tiny`` and ``replace`` take field=value keywords; a dict given positionally gets
+        the way to pass it."""
+        if args:
+            raise ValueError(
+                f"{where} takes field=value keywords, got {len(args)} positional argument(s) "
+                f"({type(args[0]).__name__}); pass a dict d as **d"
+            )
+
+    @classmethod
+    def tiny(cls: type[C], *args: object, **overrides: object) -> C:
         """The lecture's model: the paper's defaults with ``TINY``'s sizes, then ``overrides``."""
+        cls._check_no_positional(args, f"{cls.__name__}.tiny")
         cls._check_fields(overrides, f"{cls.__name__}.tiny")
         return cls(**{**cls.TINY, **overrides})
 
@@ -57,13 +68,16 @@ class ModelConfig:
         """The config ``to_dict`` gave (JSON lists become tuples again); missing fields take
         their defaults."""
         if not isinstance(values, Mapping):
+            hint = " (it is a config already)" if isinstance(values, ModelConfig) else ""
             raise ValueError(
-                f"values must be a mapping of {cls.__name__} fields, got {type(values).__name__}"
+                f"values must be a mapping of {cls.__name__} fields, got "
+                f"{type(values).__name__}{hint}"
             )
         cls._check_fields(values, f"{cls.__name__}.from_dict")
         return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
 
-    def replace(self: C, **changes: object) -> C:
+    def replace(self: C, *args: object, **changes: object) -> C:
         """A copy with ``changes`` applied (checked like a new config)."""
+        self._check_no_positional(args, f"{type(self).__name__}.replace")
         self._check_fields(changes, f"{type(self).__name__}.replace")
         return dataclasses.replace(self, **changes)
