@@ -6,7 +6,8 @@
 
 (also installed as the ``lecturekit-figures`` command; ``make figures`` builds them all).
 Errors are one-line messages with a non-zero exit code: 2 for a bad command line (an unknown
-figure name lists the close matches), 1 when a figure cannot be built or written.
+figure name lists the close matches; an --out directory that cannot be made or written to),
+checked before any figure is built; 1 when a figure cannot be built or written.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
+
+from lecturekit.utils.checks import check_writable_dir
 
 __all__ = ["main"]
 
@@ -44,9 +46,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "list":
+        lectures = sorted({figures.spec(n).lecture for n in figures.names()})
+        if args.lecture is not None and args.lecture not in lectures:
+            padded = args.lecture.zfill(2)
+            hint = f"; did you mean {padded!r}?" if padded in lectures else ""
+            parser.error(f"--lecture {args.lecture!r}: no figures for that lecture; choose from "
+                         f"{', '.join(lectures)}{hint}")  # fmt: skip
         selected = figures.names(args.lecture)
-        if not selected:
-            parser.error(f"no figures for lecture {args.lecture!r}")
         width = max(len(n) for n in selected)
         try:
             for name in selected:
@@ -68,15 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             figures.spec(name)
         except ValueError as err:
             parser.error(f"{err} (see: python -m lecturekit.figures list)")
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".lecturekit-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as err:
-        print(f"error: cannot write to {out}: {err.strerror or err}", file=sys.stderr)
-        return 1
+    try:  # made and checked now, not after the first figure was drawn
+        out = check_writable_dir("--out", args.out)
+    except ValueError as err:
+        parser.error(str(err))
     start = time.perf_counter()
     selected = args.names or figures.names()
     for name in selected:

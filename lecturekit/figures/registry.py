@@ -17,7 +17,9 @@ checkpoints in data/. The registry is filled by importing ``lecturekit.figures``
 from __future__ import annotations
 
 import difflib
+import os
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +29,13 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from lecturekit.utils.checks import check_callable, check_instance, check_positive_int, check_str
 from lecturekit.viz.style import rc
 
 __all__ = ["FigureSpec", "FORMATS", "register", "names", "spec", "build", "save", "slide_rc"]
 
 FORMATS = ("png", "svg", "pdf")
+_LECTURE = re.compile(r"\d\d")
 # Metadata that would change from build to build (dates) or machine to machine (versions).
 _METADATA = {
     "png": {"Software": None},
@@ -51,10 +55,22 @@ class FigureSpec:
 _REGISTRY: dict[str, FigureSpec] = {}
 
 
+def _check_lecture(lecture: object) -> str:
+    if not isinstance(lecture, str) or not _LECTURE.fullmatch(lecture):
+        raise ValueError(f"lecture must be a two-digit string like '05', got {lecture!r}")
+    return lecture
+
+
 def register(name: str, *, lecture: str, description: str) -> Callable:
-    """Decorator: add a figure function to the registry under ``name``."""
+    """Decorator: add a figure function to the registry under ``name`` (an identifier) for
+    ``lecture`` (two digits, "05") with a one-line ``description``."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"name must be an identifier like 'pe_heatmap', got {name!r}")
+    _check_lecture(lecture)
+    check_str("description", description)
 
     def wrap(func: Callable[[], Figure]) -> Callable[[], Figure]:
+        check_callable("func", func)
         if name in _REGISTRY:
             raise ValueError(f"figure {name!r} is registered twice")
         _REGISTRY[name] = FigureSpec(name, lecture, description, func)
@@ -64,18 +80,29 @@ def register(name: str, *, lecture: str, description: str) -> Callable:
 
 
 def names(lecture: str | None = None) -> list[str]:
-    """Registered figure names, sorted by lecture then name."""
+    """Registered figure names, sorted by lecture then name; only those of ``lecture`` (two
+    digits, "05") if given (none for a lecture without figures)."""
+    if lecture is not None:
+        _check_lecture(lecture)
     specs = sorted(_REGISTRY.values(), key=lambda s: (s.lecture, s.name))
     return [s.name for s in specs if lecture is None or s.lecture == lecture]
 
 
 def close_matches(name: str) -> list[str]:
     """Registered names that look like ``name`` (for error messages)."""
+    if not isinstance(name, str) or not name.strip():
+        return []
     found = difflib.get_close_matches(name, list(_REGISTRY), n=4, cutoff=0.5)
     return found or [n for n in names() if name.lower() in n.lower()][:4]
 
 
 def spec(name: str) -> FigureSpec:
+    """The registered figure ``name``; an unknown name raises a ValueError with the close
+    matches."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a figure name (a string), got {type(name).__name__}")
+    if not name.strip():
+        raise ValueError(f"name must be a figure name, got {name!r} (see names())")
     if name not in _REGISTRY:
         matches = close_matches(name)
         hint = f"; did you mean {', '.join(matches)}?" if matches else ""
@@ -104,13 +131,14 @@ def slide_rc(theme: str = "light") -> dict[str, object]:
 def build(name: str, theme: str = "light") -> Figure:
     """Draw figure ``name`` in ``theme`` with every random generator seeded (0)."""
     figure_spec = spec(name)
+    params = slide_rc(theme)  # an unknown theme is refused before anything is drawn
     threads = torch.get_num_threads()
     torch.manual_seed(0)
     random.seed(0)
     np.random.seed(0)
     torch.set_num_threads(1)  # the same arithmetic on every machine size
     try:
-        with plt.rc_context(slide_rc(theme)):
+        with plt.rc_context(params):
             fig = figure_spec.func()
     finally:
         torch.set_num_threads(threads)
@@ -121,10 +149,16 @@ def build(name: str, theme: str = "light") -> Figure:
 
 def save(fig: Figure, path: Path | str, fmt: str = "png", dpi: int = 150) -> Path:
     """Write ``fig`` as ``fmt`` without dates or version strings, so equal figures give equal
-    bytes."""
+    bytes. The directory of ``path`` must exist."""
+    check_instance("fig", fig, Figure)
     if fmt not in FORMATS:
         raise ValueError(f"fmt={fmt!r} is not one of {list(FORMATS)}")
+    check_positive_int("dpi", dpi)
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a file path, got {type(path).__name__}")
     path = Path(path)
+    if not path.parent.is_dir():
+        raise ValueError(f"path={str(path)!r}: the directory {str(path.parent)!r} does not exist")
     # SVG element ids are hashes salted with svg.hashsalt (random when unset): fix it
     with plt.rc_context({"svg.hashsalt": "lecturekit"}):
         fig.savefig(path, format=fmt, dpi=dpi, metadata=_METADATA[fmt])

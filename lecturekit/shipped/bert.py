@@ -24,9 +24,10 @@ Lecture 08; Devlin et al. 2019 sections 3.1 and A.2; Radford et al. 2018 (left-t
 
 from __future__ import annotations
 
+import numbers
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 import torch
@@ -45,6 +46,13 @@ from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.tokenization import MASK_ID, PAD_ID, WordPieceTokenizer
 from lecturekit.training import History, fit
+from lecturekit.utils.checks import (
+    check_instance,
+    check_positive_int,
+    check_range,
+    check_seed,
+    check_strings,
+)
 
 __all__ = [
     "MODELS",
@@ -64,6 +72,7 @@ __all__ = [
 MODELS = {"bert_tiny": "BERT (MLM + NSP)", "causal_lm_tiny": "left-to-right LM"}
 # What the shipped checkpoints were trained with: the corpus, then the budget.
 PRETRAINING = {**CORPUS, "epochs": 40, "batch_size": 64, "lr": 2e-3, "lr_decay": 0.93}
+_BATCH_KEYS = ("input_ids", "segment_ids", "attention_mask", "mlm_labels", "nsp_labels")
 
 
 def make_nsp_pairs(docs: Sequence[Sequence[str]], rng: random.Random) -> list[tuple[str, str, int]]:
@@ -75,8 +84,17 @@ def make_nsp_pairs(docs: Sequence[Sequence[str]], rng: random.Random) -> list[tu
 
     Lecture 08; Devlin et al. 2019 section 3.1 ("Task #2: Next Sentence Prediction").
     """
+    if isinstance(docs, str) or not isinstance(docs, Sequence):
+        raise ValueError(f"docs must be a list of documents (lists of sentences), got {docs!r:.60}")
+    for i, doc in enumerate(docs):
+        check_strings(f"docs[{i}]", doc, allow_empty=True)
     if len(docs) < 2:
-        raise ValueError(f"need at least 2 documents for NotNext sentences, got {len(docs)}")
+        raise ValueError(
+            f"docs must hold at least 2 documents (NotNext sentences come from another one), "
+            f"got {len(docs)}"
+        )
+    if not isinstance(rng, random.Random):
+        raise ValueError(f"rng must be a random.Random (e.g. random.Random(0)), got {rng!r}")
     follows = {(a, b) for doc in docs for a, b in pairwise(doc)}
     pairs = []
     for d, doc in enumerate(docs):
@@ -110,6 +128,21 @@ def pretraining_batch(
     Returns input_ids (masked), original_ids, segment_ids, attention_mask (B, T) and
     mlm_labels (B, T) (-100 where not chosen), nsp_labels (B,).
     """
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or not pairs:
+        raise ValueError(f"pairs must be a non-empty list of (a, b, label), got {pairs!r:.60}")
+    for i, pair in enumerate(pairs):
+        ok = isinstance(pair, (tuple, list)) and len(pair) == 3
+        if not ok or not isinstance(pair[0], str) or not isinstance(pair[1], str):
+            raise ValueError(f"pairs[{i}] must be (sentence a, sentence b, label), got {pair!r}")
+        label = pair[2]
+        is_int = isinstance(label, numbers.Integral) and not isinstance(label, bool)
+        if not is_int or label not in (IS_NEXT, NOT_NEXT):
+            raise ValueError(f"pairs[{i}] has label {pair[2]!r}: the label must be "
+                             f"{IS_NEXT} (IsNext) or {NOT_NEXT} (NotNext)")  # fmt: skip
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
+    check_range("prob", prob, 0, 1, low_open=True)
     encoded = [tokenizer.encode_pair(a, b) for a, b, _ in pairs]
     ids = _pad([e[0] for e in encoded])
     segments = _pad([e[1] for e in encoded])
@@ -125,10 +158,37 @@ def pretraining_batch(
 
 
 def bert_loss(model: BertForPreTraining, batch: dict[str, torch.Tensor]) -> torch.Tensor:
-    """Pre-training loss = MLM cross-entropy (chosen positions only) + NSP cross-entropy."""
+    """Pre-training loss = MLM cross-entropy (chosen positions only) + NSP cross-entropy.
+
+    ``batch``: the dict ``pretraining_batch`` returns.
+    """
+    check_instance("model", model, BertForPreTraining)
+    missing = [k for k in _BATCH_KEYS if not isinstance(batch, Mapping) or k not in batch]
+    if missing:
+        raise ValueError(f"batch must be the dict pretraining_batch returns, with the keys "
+                         f"{list(_BATCH_KEYS)}; missing {missing}")  # fmt: skip
     out = model(batch["input_ids"], batch["segment_ids"], batch["attention_mask"])
     mlm = F.cross_entropy(out.mlm_logits.flatten(0, 1), batch["mlm_labels"].flatten())
     return mlm + F.cross_entropy(out.nsp_logits, batch["nsp_labels"])
+
+
+def _check_training(data: object, epochs: object, seed: object, config: object) -> None:
+    """The arguments of train_bert / train_causal_lm, checked before the corpus is made."""
+    if data is not None:
+        check_instance("data", data, PretrainingData)
+    if epochs is not None:
+        check_positive_int("epochs", epochs)
+    check_seed(seed)
+    if config is not None:
+        check_instance("config", config, BertConfig)
+
+
+def _check_vocab(config: BertConfig, data: PretrainingData) -> None:
+    if config.vocab_size < len(data.tokenizer):
+        raise ValueError(
+            f"config.vocab_size={config.vocab_size} is smaller than the tokenizer's vocabulary "
+            f"({len(data.tokenizer)} tokens): use BertConfig.tiny(vocab_size=len(data.tokenizer))"
+        )
 
 
 def _batches(data: PretrainingData, batch_size: int):
@@ -167,10 +227,14 @@ def train_bert(
     progress: bool = True,
     config: BertConfig | None = None,
 ) -> tuple[BertForPreTraining, History]:
-    """Pre-train a tiny BERT with MLM + NSP (fresh pairs and masks every epoch)."""
+    """Pre-train a tiny BERT with MLM + NSP (fresh pairs and masks every epoch). Every
+    argument is checked before the corpus is made and training starts."""
+    _check_training(data, epochs, seed, config)
     data = data or default_data()
+    config = config or BertConfig.tiny(vocab_size=len(data.tokenizer))
+    _check_vocab(config, data)
     torch.manual_seed(seed)
-    model = BertForPreTraining(config or BertConfig.tiny(vocab_size=len(data.tokenizer)))
+    model = BertForPreTraining(config)
     return _train(model, bert_loss, data, epochs, seed, progress, "pre-training BERT")
 
 
@@ -181,10 +245,14 @@ def train_causal_lm(
     progress: bool = True,
     config: BertConfig | None = None,
 ) -> tuple[CausalLM, History]:
-    """Train the same-size left-to-right LM on the same sequences (next-token loss)."""
+    """Train the same-size left-to-right LM on the same sequences (next-token loss). Every
+    argument is checked before the corpus is made and training starts."""
+    _check_training(data, epochs, seed, config)
     data = data or default_data()
+    config = config or BertConfig.tiny(vocab_size=len(data.tokenizer))
+    _check_vocab(config, data)
     torch.manual_seed(seed)
-    model = CausalLM(config or BertConfig.tiny(vocab_size=len(data.tokenizer)))
+    model = CausalLM(config)
     return _train(model, causal_lm_loss, data, epochs, seed, progress, "training the LM")
 
 
@@ -195,9 +263,16 @@ def _test_batches(data: PretrainingData, seed: int = 1234, batch_size: int = 256
         yield pretraining_batch(pairs[i : i + batch_size], data.tokenizer, generator)
 
 
+def _check_eval(model: object, data: object) -> None:
+    check_instance("model", model, BertForPreTraining)
+    if data is not None:
+        check_instance("data", data, PretrainingData)
+
+
 @torch.no_grad()
 def mlm_accuracy(model: BertForPreTraining, data: PretrainingData | None = None) -> float:
     """Top-1 accuracy on the masked-out tokens of the held-out documents (fixed masks)."""
+    _check_eval(model, data)
     right = total = 0
     for batch in _test_batches(data or default_data()):
         out = model(batch["input_ids"], batch["segment_ids"], batch["attention_mask"])
@@ -210,6 +285,7 @@ def mlm_accuracy(model: BertForPreTraining, data: PretrainingData | None = None)
 @torch.no_grad()
 def nsp_accuracy(model: BertForPreTraining, data: PretrainingData | None = None) -> float:
     """IsNext/NotNext accuracy on held-out pairs (the inputs unmasked, as at use time)."""
+    _check_eval(model, data)
     right = total = 0
     for batch in _test_batches(data or default_data()):
         out = model(batch["original_ids"], batch["segment_ids"], batch["attention_mask"])
@@ -224,6 +300,14 @@ def blank_predictions(
 ) -> list[str]:
     """Each model's guess for each blank: BERT sees the whole sentence with [MASK] in the
     blank; the left-to-right LM sees only the words before it and predicts the next token."""
+    if not isinstance(model, (BertForPreTraining, CausalLM)):
+        raise ValueError(f"model must be a BertForPreTraining or a CausalLM, got "
+                         f"{type(model).__name__}")  # fmt: skip
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    if not isinstance(blanks, Sequence) or isinstance(blanks, str):
+        raise ValueError(f"blanks must be a list of Blank, got {type(blanks).__name__}")
+    for i, blank in enumerate(blanks):
+        check_instance(f"blanks[{i}]", blank, Blank)
     guesses = []
     for blank in blanks:
         left = " ".join(blank.words[: blank.index])
@@ -243,7 +327,9 @@ def blank_predictions(
 def blank_accuracy(
     model: BertForPreTraining | CausalLM, tokenizer: WordPieceTokenizer, blanks: Sequence[Blank]
 ) -> float:
-    """Fraction of right-context blanks filled with the right word."""
+    """Fraction of right-context blanks filled with the right word (``blanks`` non-empty)."""
+    if isinstance(blanks, Sequence) and not blanks:
+        raise ValueError("blanks must hold at least one Blank, got none")
     guesses = blank_predictions(model, tokenizer, blanks)
     return sum(g == b.answer for g, b in zip(guesses, blanks, strict=True)) / len(blanks)
 

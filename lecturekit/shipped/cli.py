@@ -8,7 +8,9 @@ Public API::
     #   --threads N (torch.set_num_threads; default 1), --data-dir DIR (default data/)
 
 A bad command line prints a one-line message and exits with status 2 (argparse), never a
-traceback.
+traceback, before any work starts: every option is checked here, including that --data-dir
+can be written to (it is created if missing), so a typo does not surface when saving after
+minutes of training. Errors during training itself (e.g. out of memory) propagate as usual.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 import torch
 
 from lecturekit.shipped.store import DATA_DIR
+from lecturekit.utils.checks import check_writable_dir
 
 __all__ = ["parse_args"]
 
@@ -48,5 +51,9 @@ def parse_args(
         value = getattr(args, option, 1)
         if value < 1:
             parser.error(f"--{option} must be >= 1, got {value}")
+    try:  # checked (and made) now, not when saving after minutes of training
+        check_writable_dir("--data-dir", args.data_dir)
+    except ValueError as err:
+        parser.error(str(err))
     torch.set_num_threads(args.threads)
     return args

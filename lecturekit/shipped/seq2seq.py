@@ -30,12 +30,20 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
+from lecturekit.attention import SCORE_FUNCTIONS
 from lecturekit.datasets.translation import PAD, Batch, Pair, TranslationData, batches, default_data
 from lecturekit.experiments.translation import exact_match
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
+from lecturekit.utils.checks import (
+    check_choice,
+    check_instance,
+    check_positive_int,
+    check_range,
+    check_seed,
+)
 
 __all__ = ["MODELS", "TRAINING", "RECIPE", "seq2seq_loss", "train_seq2seq", "main"]
 
@@ -52,8 +60,19 @@ def seq2seq_loss(model: Seq2Seq, batch: Batch) -> torch.Tensor:
 
     Lecture 01.
     """
+    check_instance("model", model, Seq2Seq)
+    check_instance("batch", batch, Batch)
     logits, _ = model(batch.src, batch.src_len, batch.tgt_in)  # (B, T, V)
     return F.cross_entropy(logits.flatten(0, 1), batch.tgt_out.flatten(), ignore_index=PAD)
+
+
+def _check_pairs(name: str, pairs: object) -> None:
+    """A list of translation Pairs (one Pair alone is refused: it would iterate its fields)."""
+    if isinstance(pairs, Pair) or not isinstance(pairs, Sequence):
+        raise ValueError(f"{name} must be a list of Pair, got {type(pairs).__name__}")
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, Pair):
+            raise ValueError(f"{name}[{i}] must be a Pair, got {type(pair).__name__}")
 
 
 def train_seq2seq(
@@ -72,10 +91,20 @@ def train_seq2seq(
     ``data.train`` with ``lecturekit.training.fit`` (Adam, per-epoch decay, clipping at 1).
 
     ``history.eval`` holds exact match on ``eval_pairs`` (default: the validation split) after
-    each epoch.
+    each epoch. Every argument is checked before the data is made and training starts.
 
     Lecture 01.
     """
+    check_choice("attention", attention, [None, "none", *SCORE_FUNCTIONS])
+    check_positive_int("epochs", epochs)
+    check_positive_int("batch_size", batch_size)
+    check_range("lr", lr, 0, low_open=True)
+    check_range("lr_decay", lr_decay, 0, 1, low_open=True)
+    check_seed(seed)
+    if data is not None:
+        check_instance("data", data, TranslationData)
+    if eval_pairs is not None:
+        _check_pairs("eval_pairs", eval_pairs)
     data = data or default_data()
     attention = None if attention in (None, "none") else attention
     torch.manual_seed(seed)

@@ -20,8 +20,10 @@ One metadata layout for every checkpoint (safetensors metadata, strings):
 
 The tensors are the model's ``state_dict()``. Loading refuses a file whose hash differs from
 the MANIFEST, or that the MANIFEST does not list, with a ValueError that says how to regenerate
-it. Nothing is ever downloaded. The modules next to this one train, save and evaluate each
-shipped model (``python -m lecturekit.shipped.<module>`` regenerates them).
+it; an unknown name gets the shipped names and the close matches of a typo; a malformed
+MANIFEST line (e.g. a merge-conflict marker) is named by file and line number. Nothing is ever
+downloaded. The modules next to this one train, save and evaluate each shipped model
+(``python -m lecturekit.shipped.<module>`` regenerates them).
 
 Lectures 01, 02, 07-10 (the models they load).
 """
@@ -30,6 +32,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +46,7 @@ from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
 from lecturekit.tokenization import WordPieceTokenizer
+from lecturekit.utils.checks import check_strings, check_writable_dir, did_you_mean
 
 __all__ = [
     "DATA_DIR",
@@ -59,6 +65,8 @@ __all__ = [
 DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 FORMAT = "lecturekit-checkpoint/1"
 SUFFIX = ".safetensors"
+_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
 # class name in the metadata -> (model class, its config class)
 MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
     "Seq2Seq": (Seq2Seq, Seq2SeqConfig),
@@ -90,16 +98,49 @@ def sha256_of(path: Path | str) -> str:
     return h.hexdigest()
 
 
+def _data_dir(data_dir: object) -> Path:
+    """``data_dir`` as a Path: an existing directory."""
+    if not isinstance(data_dir, (str, os.PathLike)):
+        raise ValueError(f"data_dir must be a path (str or Path), got {type(data_dir).__name__}")
+    path = Path(data_dir)
+    if not path.exists():
+        raise ValueError(f"data_dir={str(path)!r} does not exist")
+    if not path.is_dir():
+        raise ValueError(f"data_dir={str(path)!r} is not a directory")
+    return path
+
+
 def read_manifest(data_dir: Path | str = DATA_DIR) -> dict[str, str]:
-    """{file name: sha256} from data_dir/MANIFEST (lines "sha256  name"; # comments)."""
-    path = Path(data_dir) / "MANIFEST"
+    """{file name: sha256} from data_dir/MANIFEST (lines "sha256  name"; # comments and blank
+    lines skipped). A data_dir without a MANIFEST lists nothing ({}).
+
+    A line that is not "<64 hex digits>  <file name>" (e.g. a git merge-conflict marker), or a
+    file listed twice, raises a ValueError naming the file and the line number.
+    """
+    path = _data_dir(data_dir) / "MANIFEST"
     entries: dict[str, str] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            line = line.strip()
-            if line and not line.startswith("#"):
-                digest, name = line.split(maxsplit=1)
-                entries[name] = digest
+    lines: dict[str, int] = {}
+    if not path.exists():
+        return entries
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{path}, line {number}"
+        if line.startswith(("<<<<<<<", "=======", ">>>>>>>", "|||||||")):
+            raise ValueError(
+                f"{where}: {line!r} is a git merge-conflict marker; resolve the "
+                "conflict (keep one line per file), or restore the file from git"
+            )
+        fields = line.split(maxsplit=1)
+        if len(fields) != 2 or not _SHA256.fullmatch(fields[0]):
+            raise ValueError(
+                f"{where}: expected '<sha256 (64 hex digits)>  <file name>', got {line!r}"
+            )
+        digest, name = fields[0].lower(), fields[1]
+        if name in entries:
+            raise ValueError(f"{where}: {name!r} is listed twice (also on line {lines[name]})")
+        entries[name], lines[name] = digest, number
     return entries
 
 
@@ -114,16 +155,30 @@ def shipped_names(data_dir: Path | str = DATA_DIR) -> list[str]:
     return sorted(f[: -len(SUFFIX)] for f in read_manifest(data_dir) if f.endswith(SUFFIX))
 
 
+def _check_name(name: object, data_dir: Path | str) -> tuple[Path, str]:
+    """The data directory and the checkpoint file of shipped model ``name``."""
+    if not isinstance(name, str):
+        raise ValueError(f"name must be a string like 'bert_tiny', got {type(name).__name__}")
+    path = _data_dir(data_dir)
+    if not (path / "MANIFEST").exists():
+        raise ValueError(f"data_dir={str(path)!r} has no MANIFEST: it holds no shipped models")
+    names = shipped_names(path)
+    if name not in names:
+        stem = name[: -len(SUFFIX)] if name.endswith(SUFFIX) else name
+        hint = (f"; give the name without {SUFFIX!r}: {stem!r}" if stem in names
+                else did_you_mean(name, names))  # fmt: skip
+        raise ValueError(f"name={name!r} is not a shipped model; choose from {names}{hint}")
+    return path, f"{name}{SUFFIX}"
+
+
 def _path(name: object, data_dir: Path | str) -> Path:
     """The verified checkpoint file of shipped model ``name``."""
-    data_dir = Path(data_dir)
-    names = shipped_names(data_dir)
-    if name not in names:
-        raise ValueError(f"name={name!r} is not a shipped model; choose from {names}")
-    file = f"{name}{SUFFIX}"
+    data_dir, file = _check_name(name, data_dir)
     path = data_dir / file
     if not path.exists():
-        raise ValueError(f"checkpoint {file!r} is missing from {data_dir.name}/")
+        raise ValueError(f"checkpoint {file!r} is missing from {data_dir.name}/ (the MANIFEST "
+                         "lists it): restore it from git, or regenerate it with its command in "
+                         "data/README.md")  # fmt: skip
     expected, actual = read_manifest(data_dir)[file], sha256_of(path)
     if actual != expected:
         raise ValueError(
@@ -135,17 +190,28 @@ def _path(name: object, data_dir: Path | str) -> Path:
 
 
 def _read(name: str, data_dir: Path | str, tensors: bool) -> tuple[dict, dict[str, str], Path]:
-    from safetensors import safe_open
+    from safetensors import SafetensorError, safe_open
 
     path = _path(name, data_dir)
-    with safe_open(str(path), framework="pt") as f:
-        meta = f.metadata() or {}
-        state = {k: f.get_tensor(k) for k in f.keys()} if tensors else {}  # noqa: SIM118
+    regenerate = "regenerate it with its command in data/README.md"
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            meta = f.metadata() or {}
+            state = {k: f.get_tensor(k) for k in f.keys()} if tensors else {}  # noqa: SIM118
+    except SafetensorError as err:
+        raise ValueError(f"checkpoint {path.name!r} is not a safetensors file ({err}); "
+                         f"{regenerate}") from None  # fmt: skip
     if meta.get("format") != FORMAT or meta.get("model") not in MODEL_CLASSES:
         raise ValueError(
             f"checkpoint {path.name!r} does not have the metadata layout {FORMAT!r} (see "
-            "lecturekit.shipped.store); regenerate it with its command in data/README.md"
+            f"lecturekit.shipped.store); {regenerate}"
         )
+    for key in ("config", "training", *(("vocab",) if "vocab" in meta else ())):
+        try:
+            json.loads(meta[key])
+        except (KeyError, ValueError):
+            raise ValueError(f"checkpoint {path.name!r} has no valid {key!r} in its metadata "
+                             f"(JSON, layout {FORMAT!r}); {regenerate}") from None  # fmt: skip
     return state, meta, path
 
 
@@ -161,9 +227,25 @@ def load_shipped(name: str, data_dir: Path | str = DATA_DIR) -> nn.Module:
 
     Lectures 01, 02, 07-10.
     """
-    state, meta, _ = _read(name, data_dir, tensors=True)
+    state, meta, path = _read(name, data_dir, tensors=True)
     model_class, config_class = MODEL_CLASSES[meta["model"]]
-    model = model_class(config_class.from_dict(json.loads(meta["config"])))
+    try:
+        model = model_class(config_class.from_dict(json.loads(meta["config"])))
+    except ValueError as err:  # a config of another version
+        raise ValueError(f"checkpoint {path.name!r} has a config lecturekit cannot build ({err}); "
+                         "regenerate it with its command in data/README.md") from None  # fmt: skip
+    wanted = model.state_dict()
+    problems = [f"missing {k}" for k in wanted if k not in state]
+    problems += [f"unexpected {k}" for k in state if k not in wanted]
+    for k, v in wanted.items():
+        if k in state and state[k].shape != v.shape:
+            problems.append(f"{k} has shape {tuple(state[k].shape)}, not {tuple(v.shape)}")
+    if problems:
+        more = f" and {len(problems) - 3} more" if len(problems) > 3 else ""
+        raise ValueError(
+            f"checkpoint {path.name!r} does not fit a {meta['model']} of its config "
+            f"({'; '.join(problems[:3])}{more}); regenerate it with its command in data/README.md"
+        )
     model.load_state_dict(state)
     return model.eval()
 
@@ -194,20 +276,31 @@ def save_shipped(
     from safetensors.torch import save_file
 
     kind = type(model).__name__
-    if kind not in MODEL_CLASSES:
+    if kind not in MODEL_CLASSES or type(model) is not MODEL_CLASSES[kind][0]:
         raise ValueError(f"model must be one of {sorted(MODEL_CLASSES)}, got {kind}")
-    if not isinstance(name, str) or not name or "/" in name or name.endswith(SUFFIX):
-        raise ValueError(f"name must be a plain file stem like 'bert_tiny', got {name!r}")
-    data_dir = Path(data_dir)
+    if not isinstance(name, str) or not _NAME.fullmatch(name) or name.endswith(SUFFIX):
+        raise ValueError(f"name must be a plain file stem like 'bert_tiny' (letters, digits, "
+                         f"'_', '-', '.'), got {name!r}")  # fmt: skip
+    if not isinstance(training, Mapping):
+        raise ValueError(f"training must be a dict (the recipe), got {type(training).__name__}")
+    try:
+        training_json = json.dumps(training, sort_keys=True)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"training must be JSON-ready (numbers, strings, lists, dicts): {err}"
+                         ) from None  # fmt: skip
+    if vocab is not None:
+        vocab = check_strings("vocab", vocab)
+    data_dir = check_writable_dir("data_dir", data_dir)
+    read_manifest(data_dir)  # a malformed MANIFEST is refused before anything is written
     path = data_dir / f"{name}{SUFFIX}"
     metadata = {
         "format": FORMAT,
         "model": kind,
         "config": json.dumps(model.config.to_dict(), sort_keys=True),
-        "training": json.dumps(training, sort_keys=True),
+        "training": training_json,
     }
     if vocab is not None:
-        metadata["vocab"] = json.dumps(list(vocab))
+        metadata["vocab"] = json.dumps(vocab)
     tensors = {k: v.detach().contiguous().cpu() for k, v in model.state_dict().items()}
     save_file(tensors, str(path), metadata=metadata)
     entries = read_manifest(data_dir)

@@ -34,7 +34,12 @@ from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit, set_seed
-from lecturekit.utils.checks import check_positive_int, check_range
+from lecturekit.utils.checks import (
+    check_instance,
+    check_positive_int,
+    check_range,
+    check_seed,
+)
 
 __all__ = [
     "NAME",
@@ -75,6 +80,9 @@ def transformer_loss(
 
     Lecture 10; Vaswani et al. 2017 section 5.4 (eps = 0.1).
     """
+    check_instance("model", model, Transformer)
+    check_instance("batch", batch, Batch)
+    check_range("label_smoothing", label_smoothing, 0, 1, high_open=True)
     logits, _ = model(batch.src, batch.tgt_in)  # (B, T, V)
     return F.cross_entropy(
         logits.flatten(0, 1),  # (B, T, V) -> (B*T, V)
@@ -92,8 +100,9 @@ def learning_rate(step: int, peak_lr: float, warmup: int) -> float:
 
     Lecture 10; Vaswani et al. 2017 eq. 3.
     """
-    if step < 1 or warmup < 1:
-        raise ValueError(f"step and warmup must be >= 1, got step={step}, warmup={warmup}")
+    check_positive_int("step", step)
+    check_positive_int("warmup", warmup)
+    check_range("peak_lr", peak_lr, 0, low_open=True)
     return peak_lr * min(step / warmup, math.sqrt(warmup / step))
 
 
@@ -117,14 +126,34 @@ def train_transformer(
     continue after the initialisation; only the batch order gets a fresh generator).
     ``history.loss`` is the mean training loss per epoch (with label smoothing, so it does not
     go to 0); ``history.eval`` the greedy exact match on ``eval_pairs`` (default: the
-    validation split) after each epoch.
+    validation split) after each epoch. Every argument is checked before the data is made and
+    training starts.
 
     Lecture 10.
     """
+    check_positive_int("epochs", epochs)
+    check_positive_int("batch_size", batch_size)
+    check_range("lr", lr, 0, low_open=True)
+    check_positive_int("warmup", warmup)
+    check_range("label_smoothing", label_smoothing, 0, 1, high_open=True)
+    check_seed(seed)
+    if data is not None:
+        check_instance("data", data, TranslationData)
+    if config is not None:
+        check_instance("config", config, TransformerConfig)
+    if eval_pairs is not None:
+        is_list = isinstance(eval_pairs, Sequence) and not isinstance(eval_pairs, Pair)
+        if not is_list or not all(isinstance(p, Pair) for p in eval_pairs):
+            raise ValueError(f"eval_pairs must be a list of Pair, got {eval_pairs!r:.60}")
     data = data or default_data()
     config = config or default_config(data)
-    check_positive_int("epochs", epochs)
-    check_range("label_smoothing", label_smoothing, 0, 1, high_open=True)
+    for side, vocab in (("src", data.src_vocab), ("tgt", data.tgt_vocab)):
+        size = getattr(config, f"{side}_vocab_size")
+        if size < len(vocab):
+            raise ValueError(
+                f"config.{side}_vocab_size={size} is smaller than the data's {side} vocabulary "
+                f"({len(vocab)} words): use default_config(data)"
+            )
     set_seed(seed)
     model = Transformer(config)
     eval_pairs = data.valid if eval_pairs is None else eval_pairs

@@ -43,7 +43,15 @@ from lecturekit.models.vit import ViT, ViTConfig
 from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
-from lecturekit.utils.checks import check_choice, check_non_negative_int, check_positive_int
+from lecturekit.utils.checks import (
+    check_instance,
+    check_non_negative_int,
+    check_positive_int,
+    check_range,
+    check_seed,
+    check_tensor,
+    did_you_mean,
+)
 
 __all__ = ["accuracy", "train_classifier", "MODELS", "train_vit", "recipe", "main"]
 
@@ -53,6 +61,18 @@ MODELS: dict[str, dict[str, object]] = {
     "vit_digits_moved": {"epochs": 15, "seed": 0, "max_shift": 2, "rotation": 0.0, "scale": 0.0,
                          "augment_prob": 1.0},
 }  # fmt: skip
+
+
+def _check_model(model: object) -> None:
+    if not isinstance(model, nn.Module):
+        raise ValueError(f"model must be a torch nn.Module (an image classifier), got "
+                         f"{type(model).__name__}")  # fmt: skip
+
+
+def _check_name(name: object) -> None:
+    """A shipped ViT's name; a typo gets the close matches."""
+    if not isinstance(name, str) or name not in MODELS:
+        raise ValueError(f"name={name!r} is not one of {list(MODELS)}{did_you_mean(name, MODELS)}")
 
 
 def _logits(model: nn.Module, images: torch.Tensor) -> torch.Tensor:
@@ -67,9 +87,18 @@ def accuracy(
     """Share of images whose arg-max logit is the label (model in eval mode, restored after).
 
     ``model(images)`` may return logits (B, classes) or a tuple whose first entry is the logits.
+    ``images`` (B, ...) go to the model as they are (it checks their dtype); ``labels`` are
+    (B,) integer class ids.
 
     Lecture 09.
     """
+    _check_model(model)
+    check_tensor("images", images, min_ndim=1, wanted="(B, C, H, W)")
+    check_tensor("labels", labels, 1, wanted=f"({len(images)},)", integer=True)
+    if len(labels) != len(images):
+        raise ValueError(f"labels must have one entry per image: images has {len(images)}, "
+                         f"labels has shape {tuple(labels.shape)}")  # fmt: skip
+    check_positive_int("batch_size", batch_size)
     was_training, correct = model.training, 0
     model.eval()
     for x, y in batches(images, labels, batch_size):
@@ -111,13 +140,23 @@ def train_classifier(
         last one if ``eval_every_epoch=False``; reported, never used to pick a model), and the
         wall time.
 
+    Every setting is checked before training starts.
+
     Lecture 09; Touvron et al. 2021 (DeiT) section 6, Loshchilov & Hutter 2019 (AdamW).
     """
+    _check_model(model)
+    check_instance("data", data, DigitsData)
     check_positive_int("epochs", epochs)
     check_positive_int("batch_size", batch_size)
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0, got {lr}")
+    check_range("lr", lr, 0, low_open=True)
+    check_range("weight_decay", weight_decay, 0)
     check_non_negative_int("warmup_epochs", warmup_epochs)
+    check_range("label_smoothing", label_smoothing, 0, 1, high_open=True)
+    check_non_negative_int("max_shift", max_shift)
+    check_range("rotation", rotation, 0)
+    check_range("scale", scale, 0, 1, high_open=True)
+    check_range("augment_prob", augment_prob, 0, 1)
+    check_seed(seed)
     no_decay = ("bias", "cls_token", "pos_embed")
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
@@ -167,7 +206,9 @@ def train_vit(
 
     Lecture 09.
     """
-    check_choice("name", name, MODELS)
+    _check_name(name)
+    if data is not None:
+        check_instance("data", data, DigitsData)
     data = data or load_digits_data()
     settings = MODELS[name]
     torch.manual_seed(settings["seed"])
@@ -183,7 +224,7 @@ def recipe(name: str) -> dict[str, object]:
 
     Lecture 09.
     """
-    check_choice("name", name, MODELS)
+    _check_name(name)
     defaults = {k: p.default for k, p in inspect.signature(train_classifier).parameters.items()
                 if p.default is not inspect.Parameter.empty and k not in
                 ("eval_every_epoch", "progress", "desc")}  # fmt: skip

@@ -72,7 +72,7 @@ def test_unknown_name_lists_close_matches_and_exits_2(tmp_path, capsys):
         (["build", "--format", "gif"], "--format 'gif': choose from png,svg,pdf"),
         (["build", "--dpi", "5"], "--dpi 5 is outside 10..1200"),
         (["build", "--theme", "blue"], "invalid choice: 'blue'"),
-        (["list", "--lecture", "99"], "no figures for lecture '99'"),
+        (["list", "--lecture", "99"], "--lecture '99': no figures for that lecture"),
     ],
 )
 def test_bad_command_lines_exit_2_with_a_message(args, message, capsys):
@@ -86,9 +86,11 @@ def test_bad_command_lines_exit_2_with_a_message(args, message, capsys):
 def test_unwritable_output_directory_is_a_message(tmp_path, capsys):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert main(["build", NAMES[0], "--out", str(blocker / "sub")]) == 1
+    with pytest.raises(SystemExit) as exit_info:
+        main(["build", NAMES[0], "--out", str(blocker / "sub")])
+    assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: cannot write to") and "Traceback" not in err
+    assert "error: --out=" in err and "cannot be written to" in err and "Traceback" not in err
 
 
 def test_readme_gallery_has_a_thumbnail_of_every_figure():

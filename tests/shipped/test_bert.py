@@ -35,7 +35,7 @@ def test_nsp_pairs_are_half_next_and_half_from_other_documents():
     assert all((a, b) in consecutive for a, b, _ in is_next)
     # NotNext: B never follows A anywhere in the corpus
     assert not any((a, b) in consecutive for a, b, label in pairs if label == NOT_NEXT)
-    with pytest.raises(ValueError, match="need at least 2 documents"):
+    with pytest.raises(ValueError, match="docs must hold at least 2 documents"):
         make_nsp_pairs(docs[:1], random.Random(0))
 
 

@@ -72,7 +72,7 @@ def test_learning_rate_warms_up_then_decays():
     for step in (1, 100, 4000, 10_000):
         paper = d**-0.5 * min(step**-0.5, step * warmup**-1.5)
         assert learning_rate(step, peak, warmup) == pytest.approx(paper)
-    with pytest.raises(ValueError, match="step and warmup must be >= 1, got step=0"):
+    with pytest.raises(ValueError, match="step must be a positive integer, got 0"):
         learning_rate(0, 1e-3, 10)
 
 

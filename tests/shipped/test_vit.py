@@ -141,7 +141,7 @@ def test_train_classifier_decays_only_weight_matrices(digits):
     "kwargs, match",
     [
         ({"epochs": 0}, r"epochs must be a positive integer"),
-        ({"lr": 0.0}, r"lr must be > 0, got 0.0"),
+        ({"lr": 0.0}, r"lr must be a number in \(0, inf\], got 0.0"),
         ({"warmup_epochs": -1}, r"warmup_epochs must be a non-negative integer, got -1"),
     ],
 )
