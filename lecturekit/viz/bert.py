@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import html
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,7 +28,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.viz.helpers import get_axes
+from lecturekit.utils.checks import check_instance, check_positive_int, check_strings
+from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_bars
 from lecturekit.viz.style import palette
 
@@ -66,10 +68,18 @@ def plot_input_embeddings(
     """BERT's input = token + segment + position embeddings, one column per token (the
     slides' "[CLS] my dog is cute [SEP] he likes play ##ing [SEP]" table).
 
+    ``segment_ids``: 0 (sentence A) or 1 (sentence B) per token, a list or a tensor.
+
     Lecture 08; Devlin et al. 2019 figure 2.
     """
-    if len(tokens) != len(segment_ids):
-        raise ValueError(f"tokens ({len(tokens)}) and segment_ids ({len(segment_ids)}) differ")
+    tokens = check_strings("tokens", tokens)
+    segments = to_numpy("segment_ids", segment_ids, 1).tolist()
+    if len(tokens) != len(segments):
+        raise ValueError(f"tokens ({len(tokens)}) and segment_ids ({len(segments)}) differ")
+    bad = [s for s in segments if isinstance(s, bool) or s not in (0, 1)]
+    if bad:
+        raise ValueError(f"segment_ids must be 0 or 1 (sentence A or B), got {bad[0]!r}")
+    segment_ids = segments
     T = len(tokens)
     ax = get_axes(ax, (max(6.0, 0.95 * T + 2), 3.6))
     colors = palette()
@@ -103,6 +113,8 @@ def plot_masking(
 
     Lecture 08; Devlin et al. 2019 section 3.1.
     """
+    tokens = check_strings("tokens", tokens)
+    masked_tokens = check_strings("masked_tokens", masked_tokens)
     if not len(tokens) == len(masked_tokens) == len(chosen):
         raise ValueError(
             f"tokens ({len(tokens)}), masked_tokens ({len(masked_tokens)}) and chosen "
@@ -162,9 +174,10 @@ def plot_head_view(
             f"weights must be (H, T, T) with T = len(tokens) = {len(tokens)}, got {w.shape}"
         )
     heads = list(range(w.shape[0])) if heads is None else list(heads)
-    for h in heads:
-        if not 0 <= h < w.shape[0]:
-            raise ValueError(f"head {h} is out of range for {w.shape[0]} heads")
+    heads = [h.item() if isinstance(h, torch.Tensor) and h.ndim == 0 else h for h in heads]
+    for i, h in enumerate(heads):
+        if isinstance(h, bool) or not isinstance(h, numbers.Integral) or not 0 <= h < w.shape[0]:
+            raise ValueError(f"heads[{i}] must be a head index in 0..{w.shape[0] - 1}, got {h!r}")
     T = len(tokens)
     ax = get_axes(ax, (4.2, 0.32 * T + 1.2))
     colors = palette()
@@ -207,6 +220,8 @@ def head_view_figure(
     """
     if not len(attentions):
         raise ValueError("attentions is empty: expected one (1, H, T, T) tensor per layer")
+    if isinstance(layer, bool) or not isinstance(layer, numbers.Integral):
+        raise ValueError(f"layer must be an integer (0-based; -1 = the last), got {layer!r}")
     if not -len(attentions) <= layer < len(attentions):
         raise ValueError(f"layer={layer} is out of range for {len(attentions)} layers")
     w = torch.as_tensor(attentions[layer]).detach()
@@ -343,15 +358,22 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
 
     Lecture 08; Devlin et al. 2019 section 3.1 (masked LM).
     """
-    from lecturekit.models.bert import fill_mask
-    from lecturekit.utils.checks import check_positive_int
-    from lecturekit.viz.helpers import require_ipywidgets
+    from lecturekit.models.bert import BertForPreTraining, fill_mask
+    from lecturekit.tokenization import WordPieceTokenizer
     from lecturekit.viz.widgets import figure_widget
 
-    sentences = list(sentences)
-    if not sentences or any(not str(s).split() for s in sentences):
+    if not isinstance(model, BertForPreTraining):
+        raise ValueError(
+            "model must be a BertForPreTraining (a masked LM; a left-to-right LM cannot fill "
+            f"in a blank from both sides), got {type(model).__name__}"
+        )
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    sentences = check_strings("sentences", sentences)
+    if any(not s.split() for s in sentences):
         raise ValueError(f"sentences must be non-empty strings, at least one, got {sentences}")
     check_positive_int("k", k)
+    if k > len(tokenizer):
+        raise ValueError(f"k={k} is larger than the vocabulary ({len(tokenizer)} tokens)")
     w = require_ipywidgets()
     sentence = w.Dropdown(options=list(sentences), value=sentences[0], description="sentence",
                           layout={"width": "480px"})  # fmt: skip

@@ -27,7 +27,8 @@ from matplotlib.patches import Patch, Rectangle
 
 from lecturekit.efficient.lsh import lsh_attention, lsh_hash, random_rotations
 from lecturekit.efficient.sparsity import clustered_sequence
-from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
+from lecturekit.utils.checks import check_choice, check_positive_int, check_seed, check_tensor
+from lecturekit.viz.helpers import check_figure, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.style import GUIDE, palette
 from lecturekit.viz.widgets import figure_widget
 
@@ -38,6 +39,8 @@ __all__ = [
     "plot_cost_curves",
     "plot_dependency",
 ]
+
+_BUCKETS = (2, 4, 6, 8, 16)  # the choices of lsh_widget
 
 
 def lsh_panel_example(
@@ -51,6 +54,9 @@ def lsh_panel_example(
 
     Lecture 11.
     """
+    for name, value in (("T", T), ("dim", dim), ("n_clusters", n_clusters)):
+        check_positive_int(name, value)
+    check_seed(seed)
     x, _ = clustered_sequence(T, dim, n_clusters, noise=0.3, seed=seed)
     gen = torch.Generator().manual_seed(seed + 1)
     noise = x.norm(dim=-1, keepdim=True) / dim**0.5  # entries of x are about this large
@@ -110,8 +116,11 @@ def plot_lsh_panels(
 
     Lecture 11; Kitaev et al. 2020 Figure 2.
     """
-    q = to_numpy("q", q, 2)
-    k = to_numpy("k", k, 2)
+    if ncols not in (2, 4):
+        raise ValueError(f"ncols must be 2 or 4, got {ncols!r}")
+    check_figure("fig", fig)
+    q = to_numpy("q", q, 2, numeric=True, wanted="(T, D)")
+    k = to_numpy("k", k, 2, numeric=True, wanted="(T, D)")
     if q.shape != k.shape:
         raise ValueError(f"q and k must have the same shape (T, D), got {q.shape} and {k.shape}")
     q, k = torch.as_tensor(q, dtype=torch.float32), torch.as_tensor(k, dtype=torch.float32)
@@ -121,8 +130,6 @@ def plot_lsh_panels(
     result = lsh_attention(q, q, n_buckets, chunk_size, rotations=R)
     h, order = result.buckets[0], result.order[0]
     colours = _bucket_colours(n_buckets)
-    if ncols not in (2, 4):
-        raise ValueError(f"ncols must be 2 or 4, got {ncols!r}")
     if fig is None:
         fig = plt.figure(figsize=(12, 3.6) if ncols == 4 else (7.5, 7.5))
     axes = fig.subplots(4 // ncols, ncols).flatten()
@@ -162,8 +169,18 @@ def lsh_widget(
     """Sliders for the number of buckets, the chunk size and the hash seed; the four panels
     redraw (every seed is a different random rotation R).
 
+    The first values must be ones the controls offer: ``n_buckets`` one of 2, 4, 6, 8, 16,
+    ``seed`` in 0..9.
+
     Lecture 11.
     """
+    check_tensor("q", q, 2, wanted="(T, D)", floating=True)
+    check_tensor("k", k, 2, wanted="(T, D)", floating=True)
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape (T, D), got {tuple(q.shape)} and "
+                         f"{tuple(k.shape)}")  # fmt: skip
+    check_choice("n_buckets", n_buckets, _BUCKETS)
+    check_choice("seed", seed, range(10))
     w = require_ipywidgets()
     T = q.shape[0]
     chunk_sizes = [c for c in (2, 3, 4, 6, 8, 12) if T % c == 0 and c < T]
@@ -176,7 +193,7 @@ def lsh_widget(
     return figure_widget(
         render,
         {
-            "n_buckets": w.Dropdown(options=[2, 4, 6, 8, 16], value=n_buckets,
+            "n_buckets": w.Dropdown(options=list(_BUCKETS), value=n_buckets,
                                     description="buckets"),
             "chunk_size": w.Dropdown(options=chunk_sizes, value=chunk_size, description="chunk"),
             "seed": w.IntSlider(value=seed, min=0, max=9, description="hash seed"),
@@ -201,7 +218,9 @@ def plot_cost_curves(
 
     Lecture 11.
     """
-    x = np.asarray(ns, dtype=float)
+    x = to_numpy("ns", ns, 1, numeric=True)
+    if not isinstance(ys, Mapping):
+        raise ValueError(f"ys must be a mapping label -> costs (a dict), got {type(ys).__name__}")
     ax = get_axes(ax)
     for label, y in ys.items():
         y = np.asarray(y, dtype=float)
@@ -223,11 +242,13 @@ def plot_cost_curves(
 def plot_dependency(
     matrix: torch.Tensor, segment_len: int, ax: Axes | None = None, *, title: str | None = None
 ) -> Axes:
-    """A (T, T) bool matrix (output t depends on input p) with the segment boundaries.
+    """A (T, T) bool matrix (output t depends on input p) with the segment boundaries (a
+    numeric matrix is read as nonzero = depends).
 
     Lecture 11; Dai et al. 2019 Figure 2.
     """
-    arr = to_numpy("matrix", matrix, 2).astype(bool)
+    check_positive_int("segment_len", segment_len)
+    arr = to_numpy("matrix", matrix, 2, wanted="(T, T)").astype(bool)
     T = arr.shape[0]
     ax = get_axes(ax)
     rgba = np.zeros((*arr.shape, 4))

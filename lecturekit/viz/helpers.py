@@ -1,30 +1,56 @@
-"""What every viz module shares: turning tensors into arrays, checking labels, an Axes to draw
-on, ipywidgets on demand.
+"""What every viz module shares: turning tensors into arrays, checking labels, an Axes or a
+Figure to draw on, ipywidgets on demand.
 
 Public API::
 
-    arr = to_numpy(name, x, ndim=None, numeric=False)   # tensor / array / lists -> np.ndarray
+    arr = to_numpy(name, x, ndim=None, numeric=False, wanted=None)  # tensor / array / lists
+    check_numbers(name, arr)                             # numbers (bool/int/float), not empty
     check_labels(name, labels, n)                        # None or n labels (not a string)
+    check_mapping(name, value, what)                     # a non-empty mapping (a dict)
     ax = get_axes(ax=None, figsize=None)                 # the given Axes, or a new figure's
+    check_figure(name, fig)                              # None or a matplotlib Figure
     widgets = require_ipywidgets()                       # the module, or a clear ImportError
+
+What plot functions accept as data (documented once, here): a torch tensor (one that requires
+grad is detached first), a numpy array, or nested lists of numbers (converted with
+``np.asarray``). NaN and +-inf are drawn as empty cells by the heatmaps (masked scores, for
+instance); functions that need finite numbers (softmax of scores) say so and refuse them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.figure import FigureBase
 
-__all__ = ["to_numpy", "check_labels", "get_axes", "require_ipywidgets"]
+__all__ = [
+    "to_numpy",
+    "check_numbers",
+    "check_labels",
+    "check_mapping",
+    "get_axes",
+    "check_figure",
+    "require_ipywidgets",
+]
 
 
-def to_numpy(name: str, x: object, ndim: int | None = None, *, numeric: bool = False) -> np.ndarray:
+def to_numpy(
+    name: str,
+    x: object,
+    ndim: int | None = None,
+    *,
+    numeric: bool = False,
+    wanted: str | None = None,
+) -> np.ndarray:
     """``x`` (a tensor, array or nested lists) as a numpy array with ``ndim`` dims.
 
-    ``numeric=True`` also requires finite float values and at least one entry (data to plot
-    as numbers); otherwise the dtype is kept (e.g. a bool mask).
+    A tensor that requires grad is detached; nested lists are converted (ragged ones are
+    refused). ``numeric=True`` also requires finite float values and at least one entry (data
+    to plot as numbers); otherwise the dtype is kept (e.g. a bool mask) and NaN passes.
+    ``wanted`` describes the shape in the message, e.g. "(Tq, Tk)".
     """
     if hasattr(x, "detach"):
         x = x.detach().cpu().numpy()
@@ -33,7 +59,8 @@ def to_numpy(name: str, x: object, ndim: int | None = None, *, numeric: bool = F
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be numbers, got {type(x).__name__}") from None
     if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
+        want = f"{ndim}-D {wanted}" if wanted else f"{ndim}-D"
+        raise ValueError(f"{name} must be {want}, got shape {arr.shape}")
     if numeric and arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     if numeric and not np.isfinite(arr).all():
@@ -41,19 +68,52 @@ def to_numpy(name: str, x: object, ndim: int | None = None, *, numeric: bool = F
     return arr
 
 
+def check_numbers(name: str, arr: np.ndarray) -> np.ndarray:
+    """Raise ValueError unless the array holds numbers (bool, int or float; NaN allowed) and
+    at least one of them; return it."""
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numbers, got dtype {arr.dtype}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    return arr
+
+
 def check_labels(name: str, labels: Sequence[str] | None, n: int) -> None:
     """Raise ValueError unless ``labels`` is None or a sequence of ``n`` labels."""
-    if labels is not None and (isinstance(labels, str) or len(labels) != n):
+    if labels is None:
+        return
+    if not isinstance(labels, str) and not hasattr(labels, "__len__"):
+        raise ValueError(f"{name} must be a list of {n} labels, got {type(labels).__name__}")
+    if isinstance(labels, str) or len(labels) != n:
         count = "a string" if isinstance(labels, str) else f"{len(labels)} labels"
         raise ValueError(f"{name} has {count} but the data has {n} entries")
+
+
+def check_mapping(name: str, value: object, what: str) -> Mapping:
+    """Raise ValueError unless ``value`` is a non-empty mapping (``what`` says of what, e.g.
+    "label -> y values"); return it."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{name} must be a mapping {what} (a dict), got {type(value).__name__}")
+    if not value:
+        raise ValueError(f"{name} is empty: expected {what}")
+    return value
 
 
 def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:
     """``ax`` if given, otherwise the Axes of a new pyplot figure of size ``figsize``."""
     if ax is not None:
+        if not isinstance(ax, Axes):
+            raise ValueError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
         return ax
     _, ax = plt.subplots(figsize=figsize)
     return ax
+
+
+def check_figure(name: str, fig: object) -> None:
+    """Raise ValueError unless ``fig`` is None or a matplotlib Figure or SubFigure (not an
+    Axes)."""
+    if fig is not None and not isinstance(fig, FigureBase):
+        raise ValueError(f"{name} must be a matplotlib Figure or None, got {type(fig).__name__}")
 
 
 def require_ipywidgets():

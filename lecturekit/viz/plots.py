@@ -1,6 +1,11 @@
 """Pure plot functions: each takes data (tensor or array) and ``ax=None``, draws, returns the Axes
 (or the Figure for multi-panel plots). They never show, save or change global settings.
 
+Data may be a tensor (detached if it requires grad), a numpy array or nested lists of numbers.
+NaN and +-inf cells of a heatmap are drawn empty (e.g. masked scores), not refused; bad input
+(wrong rank, labels of the wrong length, strings, an ``ax`` that is not an Axes) raises a
+ValueError naming the argument before anything is drawn.
+
 Public API::
 
     plot_attention(weights, row_labels=None, col_labels=None, ax=None, ...)   # (Tq, Tk) heatmap
@@ -14,6 +19,7 @@ Public API::
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -22,7 +28,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from lecturekit.viz.helpers import check_labels, get_axes, to_numpy
+from lecturekit.utils.checks import check_positive_int
+from lecturekit.viz.helpers import check_figure, check_labels, check_numbers, get_axes, to_numpy
 from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP
 
 __all__ = ["plot_attention", "plot_heads", "plot_heatmap", "plot_lines", "plot_bars", "plot_mask"]
@@ -58,8 +65,9 @@ def plot_heatmap(
     """Heatmap of a 2-D matrix, row 0 at the top. ``diverging=True`` centres the colour map on
     0 (for signed values such as positional encodings). Use ``interpolation="antialiased"`` for
     matrices with more columns than the axes has pixels (e.g. 512 dims), which otherwise show
-    false stripes (aliasing)."""
-    arr = to_numpy("matrix", matrix, 2).astype(float)
+    false stripes (aliasing). NaN and +-inf cells are drawn empty (the colour scale ignores
+    them)."""
+    arr = check_numbers("matrix", to_numpy("matrix", matrix, 2)).astype(float)
     check_labels("yticklabels", yticklabels, arr.shape[0])
     check_labels("xticklabels", xticklabels, arr.shape[1])
     ax = get_axes(ax)
@@ -111,7 +119,7 @@ def plot_attention(
     Colour scale fixed to [0, 1] so different maps compare. ``annotate=None`` writes the
     weights in the cells when the map is small (<= 12 x 12).
     """
-    arr = to_numpy("weights", weights, 2)
+    arr = check_numbers("weights", to_numpy("weights", weights, 2, wanted="(Tq, Tk)"))
     check_labels("row_labels", row_labels, arr.shape[0])
     check_labels("col_labels", col_labels, arr.shape[1])
     if annotate is None:
@@ -146,9 +154,16 @@ def plot_heads(
 
     ``labels`` label both axes (self-attention).
     """
-    arr = to_numpy("weights", weights, 3)
+    arr = check_numbers("weights", to_numpy("weights", weights, 3, wanted="(H, Tq, Tk)"))
     H = arr.shape[0]
     check_labels("titles", titles, H)
+    if labels is not None:
+        if arr.shape[1] != arr.shape[2]:
+            raise ValueError(f"labels label both axes (self-attention), but the maps are "
+                             f"{arr.shape[1]} x {arr.shape[2]}")  # fmt: skip
+        check_labels("labels", labels, arr.shape[1])
+    check_positive_int("ncols", ncols)
+    check_figure("fig", fig)
     ncols = min(ncols, H)
     nrows = math.ceil(H / ncols)
     if fig is None:
@@ -188,6 +203,9 @@ def plot_lines(
     legend: bool = True,
 ) -> Axes:
     """Several curves over one x: ``ys`` maps a legend label to y values (same length as x)."""
+    if not isinstance(ys, Mapping):
+        raise ValueError(f"ys must be a mapping label -> y values (a dict), got "
+                         f"{type(ys).__name__}")  # fmt: skip
     xs = to_numpy("x", x, 1)
     ax = get_axes(ax)
     for label, y in ys.items():
@@ -216,8 +234,11 @@ def plot_bars(
     fmt: str = ".2f",
 ) -> Axes:
     """Bar chart with the value written above each bar (e.g. softmax probabilities)."""
-    arr = to_numpy("values", values, 1)
+    arr = check_numbers("values", to_numpy("values", values, 1))
     check_labels("labels", labels, arr.shape[0])
+    pair = isinstance(ylim, (tuple, list)) and len(ylim) == 2
+    if ylim is not None and not (pair and all(isinstance(v, numbers.Real) for v in ylim)):
+        raise ValueError(f"ylim must be None or (low, high), got {ylim!r}")
     ax = get_axes(ax)
     bars = ax.bar(range(len(arr)), arr)
     ax.bar_label(bars, labels=[format(v, fmt) for v in arr], padding=2, fontsize="small")

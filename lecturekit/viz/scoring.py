@@ -35,7 +35,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from lecturekit.utils.checks import check_index, check_positive_int
-from lecturekit.viz.helpers import check_labels, to_numpy
+from lecturekit.viz.helpers import check_figure, check_labels, get_axes, to_numpy
 from lecturekit.viz.plots import plot_attention
 from lecturekit.viz.style import ACCENT, palette
 
@@ -121,6 +121,10 @@ def plot_score_weights(
     check_labels("key_labels", key_labels, len(arr))
     if target is not None:
         check_index("target", target, len(arr))
+    pair = isinstance(axes, (tuple, list, np.ndarray)) and len(axes) == 2
+    if axes is not None and not (pair and all(isinstance(a, Axes) for a in axes)):
+        raise ValueError(f"axes must be None or a pair of Axes (scores, weights), got "
+                         f"{type(axes).__name__}")  # fmt: skip
     if axes is None:
         _, axes = plt.subplots(2, 1, figsize=(max(4.0, 0.3 * len(arr) + 1.5), 4.6))
     ax_s, ax_w = axes
@@ -161,6 +165,7 @@ def plot_scores(
     Vaswani et al. 2017 eq. 1.
     """
     arrays = _mapping("scores", scores, 1)
+    check_figure("fig", fig)
     n = len(next(iter(arrays.values())))
     check_labels("key_labels", key_labels, n)
     if target is not None:
@@ -226,6 +231,7 @@ def plot_alignments(
     Lecture 02; Bahdanau et al. 2015 figure 3.
     """
     arrays = _mapping("weights", weights, 2)
+    check_figure("fig", fig)
     Tq, Tk = next(iter(arrays.values())).shape
     check_labels("src_labels", src_labels, Tk)
     check_labels("tgt_labels", tgt_labels, Tq)
@@ -302,8 +308,7 @@ def plot_grouped_bars(
     for g in groups:
         if list(values[g]) != series:
             raise ValueError(f"values[{g!r}] has series {list(values[g])}, expected {series}")
-    if ax is None:
-        _, ax = plt.subplots()
+    ax = get_axes(ax)
     width = 0.8 / len(series)
     colours = palette()
     x = np.arange(len(groups))

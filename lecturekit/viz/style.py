@@ -14,10 +14,11 @@ Nothing here changes global settings by itself: the caller applies ``rc`` or use
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 
 import matplotlib.pyplot as plt
 from cycler import cycler
+
+from lecturekit.utils.checks import did_you_mean
 
 __all__ = ["rc", "theme", "palette", "ATTENTION_CMAP", "DIVERGING_CMAP", "ACCENT", "GUIDE",
            "THEMES"]  # fmt: skip
@@ -36,9 +37,10 @@ THEMES = {
 }
 
 
-def _check_theme(name: str) -> dict[str, str]:
-    if name not in THEMES:
-        raise ValueError(f"theme={name!r} is not one of {sorted(THEMES)}")
+def _check_theme(name: object) -> dict[str, str]:
+    if not isinstance(name, str) or name not in THEMES:
+        raise ValueError(f"theme={name!r} is not one of {sorted(THEMES)}"
+                         f"{did_you_mean(str(name).lower(), THEMES)}")  # fmt: skip
     return THEMES[name]
 
 
@@ -81,8 +83,7 @@ def rc(theme: str = "light") -> dict[str, object]:
     }
 
 
-@contextlib.contextmanager
-def theme(name: str = "light") -> Iterator[None]:
-    """Temporarily apply the lecture look: ``with theme("dark"): fig = plot_...``."""
-    with plt.rc_context(rc(name)):
-        yield
+def theme(name: str = "light") -> contextlib.AbstractContextManager:
+    """Temporarily apply the lecture look: ``with theme("dark"): fig = plot_...``. An unknown
+    name raises when ``theme`` is called, not only on entering the ``with``."""
+    return plt.rc_context(rc(name))

@@ -22,7 +22,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from lecturekit.bpe import MergeStep, apply_bpe, learn_bpe, split_word
-from lecturekit.viz.helpers import get_axes, require_ipywidgets
+from lecturekit.utils.checks import check_callable, check_instance, check_str, check_strings
+from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.style import palette
 from lecturekit.viz.widgets import figure_widget
 
@@ -49,8 +50,15 @@ def plot_merge_table(
 
     Lecture 12; Sennrich et al. 2016 Algorithm 1.
     """
+    if not isinstance(trace, Sequence) or isinstance(trace, str):
+        raise ValueError(f"trace must be a list of MergeStep (learn_bpe's trace), got "
+                         f"{type(trace).__name__}")  # fmt: skip
     if not trace:
         raise ValueError("trace is empty: learn at least one merge")
+    for i, step in enumerate(trace):
+        check_instance(f"trace[{i}]", step, MergeStep)
+    if words is not None:
+        check_strings("words", words)
     words = list(words if words is not None else trace[0].segmentation)
     unknown = [w for w in words if w not in trace[0].segmentation]
     if unknown:
@@ -93,10 +101,13 @@ def plot_segmentations(
     """Each row: a label, then its tokens as boxes (alternating colours, ``unk_token`` in
     orange-red), box width growing with the token's length.
 
+    ``rows``: label -> list of tokens (an empty list draws an empty row).
+
     Lecture 12.
     """
-    if not rows:
-        raise ValueError("rows is empty")
+    check_mapping("rows", rows, "label -> list of tokens")
+    for label, tokens in rows.items():
+        check_strings(f"rows[{label!r}]", tokens, allow_empty=True)
     colors = palette()
     width = lambda token: max(len(token), 1) * _CHAR_WIDTH + 0.5  # noqa: E731
     longest = max(sum(width(t) + 0.15 for t in tokens) for tokens in rows.values())
@@ -133,6 +144,7 @@ def bpe_merges_widget(
 
     Lecture 12; Sennrich et al. 2016 Algorithm 1.
     """
+    words = check_strings("words", words)
     w = require_ipywidgets()
     merges, trace = learn_bpe(word_counts, max_merges, **options)
     split = {k: v for k, v in options.items() if k in ("end_of_word", "prefix")}
@@ -174,9 +186,11 @@ def tokenizer_widget(tokenizers: Mapping[str, Callable[[str], list[str]]], text:
 
     Lecture 12.
     """
+    check_mapping("tokenizers", tokenizers, "name -> function text -> tokens")
+    for name, tokenize in tokenizers.items():
+        check_callable(f"tokenizers[{name!r}]", tokenize)
+    check_str("text", text, allow_empty=True)
     w = require_ipywidgets()
-    if not tokenizers:
-        raise ValueError("tokenizers is empty")
 
     def render(text: str) -> Figure:
         rows = {}

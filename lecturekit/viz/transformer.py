@@ -25,7 +25,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.viz.helpers import get_axes, require_ipywidgets
+from lecturekit.utils.checks import check_index, check_positive_int
+from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.plots import plot_attention, plot_lines
 from lecturekit.viz.style import ACCENT, palette
 from lecturekit.viz.widgets import figure_widget
@@ -72,6 +73,7 @@ def plot_architecture(num_layers: int = 2, ax: Axes | None = None) -> Axes:
 
     Lecture 10; Vaswani et al. 2017 Figure 1.
     """
+    check_positive_int("num_layers", num_layers)
     ax = get_axes(ax, figsize=(8, 7))
     blue, orange, green, pink, sky = (palette()[i] for i in (0, 1, 2, 3, 4))
     attn, norm, ffn, emb = sky, "#F0E442", pink, orange
@@ -145,14 +147,19 @@ def plot_alignment(
     """Attention of target words (rows) over source words (columns), the true alignment (the
     source word each target word translates) boxed.
 
+    ``align[j]``: the index of the source word target word j translates (in 0..S-1).
+
     Lecture 10 (and 01); Bahdanau et al. 2015 Figure 3.
     """
+    if align is not None:
+        if len(align) != len(tgt_words):
+            raise ValueError(f"align has {len(align)} entries for {len(tgt_words)} target words")
+        for j, i in enumerate(align):
+            check_index(f"align[{j}]", i, len(src_words))
     ax = plot_attention(weights, list(tgt_words), list(src_words), ax, annotate=False,
                         colorbar=colorbar)  # fmt: skip
     ax.set_title(title)
     if align is not None:
-        if len(align) != len(tgt_words):
-            raise ValueError(f"align has {len(align)} entries for {len(tgt_words)} target words")
         ax.scatter(list(align), range(len(align)), marker="s", s=60, facecolors="none",
                    edgecolors=ACCENT, linewidths=1.5, label="true alignment")  # fmt: skip
         ax.legend(loc="lower left", frameon=True)  # below the diagonal: no weights there
@@ -169,8 +176,11 @@ def plot_length_accuracy(
 
     Lecture 10 (and 01).
     """
-    if not results:
-        raise ValueError("results is empty: expected {model name: LengthAccuracy}")
+    check_mapping("results", results, "model name -> LengthAccuracy")
+    for name, r in results.items():
+        if not all(hasattr(r, field) for field in ("labels", "counts", "exact_match")):
+            raise ValueError(f"results[{name!r}] must be a LengthAccuracy (from "
+                             f"exact_match_by_length), got {type(r).__name__}")  # fmt: skip
     labels = next(iter(results.values())).labels
     for name, r in results.items():
         if r.labels != labels:
@@ -197,9 +207,14 @@ def translation_attention_widget(examples: Mapping[str, tuple], num_layers: int,
 
     Lecture 10.
     """
+    check_positive_int("num_layers", num_layers)
+    check_positive_int("num_heads", num_heads)
+    check_mapping("examples", examples, "label -> (src_words, tgt_words, align, weights)")
+    for label, example in examples.items():
+        if not isinstance(example, (tuple, list)) or len(example) != 4:
+            raise ValueError(f"examples[{label!r}] must be (src_words, tgt_words, align, "
+                             f"weights), got {example!r:.80}")  # fmt: skip
     w = require_ipywidgets()
-    if not examples:
-        raise ValueError("examples is empty")
 
     def render(sentence: str, kind: str, layer: int, head: str) -> Figure:
         src, tgt, align, weights = examples[sentence]

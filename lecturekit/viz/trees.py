@@ -133,6 +133,8 @@ def plot_beam_tree(
         raise ValueError("trace must start with its root node (step 0, parent -1)")
     if not isinstance(show_pruned, bool):
         raise ValueError(f"show_pruned must be a bool, got {show_pruned!r}")
+    if ax is not None and not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     label = _labeller(vocab, trace)
     nodes = [node for node in trace.nodes if node.kept or show_pruned]
     y = _layout(nodes)

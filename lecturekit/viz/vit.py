@@ -10,7 +10,9 @@ Public API::
     vit_attention_widget(images, weights, grid, labels=None, predictions=None)
     #   pick an image, a layer (or rollout) and a head (or the mean): the overlay redraws
 
-``image`` is (C, H, W) or (H, W); one channel is drawn in grey (ink dark), three as RGB.
+``image`` is (C, H, W) or (H, W); one channel is drawn in grey (ink dark), three as RGB. Pixel
+values are floats in [0, 1], or uint8 in 0..255 (divided by 255: images straight from a file
+or numpy work too).
 Patches and tokens are numbered as in the paper's Figure 1: token 0 is [CLS], token 1 + i is
 patch i in row-major order.
 
@@ -32,8 +34,15 @@ from matplotlib.patches import Rectangle
 from lecturekit.models.vit import attention_rollout
 from lecturekit.patches import cls_attention, position_similarity
 from lecturekit.utils.checks import as_pair, shape_of
-from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
-from lecturekit.viz.style import ACCENT, ATTENTION_CMAP, DIVERGING_CMAP
+from lecturekit.viz.helpers import (
+    check_figure,
+    check_labels,
+    check_numbers,
+    get_axes,
+    require_ipywidgets,
+    to_numpy,
+)
+from lecturekit.viz.style import ACCENT, ATTENTION_CMAP, DIVERGING_CMAP, rc
 from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
@@ -49,8 +58,11 @@ _GRID_COLOUR = ACCENT  # visible on grey digits and on viridis
 
 
 def _image(image: object) -> np.ndarray:
-    """(C, H, W) or (H, W) -> (H, W) for grey or (H, W, 3) for RGB, as numpy."""
-    arr = to_numpy("image", image)
+    """(C, H, W) or (H, W) -> (H, W) for grey or (H, W, 3) for RGB, as numpy floats (uint8
+    pixels 0..255 scaled to [0, 1])."""
+    arr = check_numbers("image", to_numpy("image", image))
+    if arr.dtype == np.uint8:
+        arr = arr / 255.0
     if arr.ndim == 3 and arr.shape[0] in (1, 3):
         arr = arr[0] if arr.shape[0] == 1 else arr.transpose(1, 2, 0)  # (3, H, W) -> (H, W, 3)
     elif arr.ndim != 2:
@@ -161,6 +173,7 @@ def plot_position_similarity(
 
     Lecture 09; Dosovitskiy et al. 2021 Figure 7 (centre).
     """
+    check_figure("fig", fig)
     sim = position_similarity(pos_embed, grid).numpy()  # (gh, gw, gh, gw)
     gh, gw = sim.shape[:2]
     if fig is None:
@@ -237,7 +250,14 @@ def plot_cls_attention(
 
 def _stack(weights: object) -> torch.Tensor:
     if isinstance(weights, (list, tuple)) and weights:
-        weights = torch.stack([torch.as_tensor(w) for w in weights])  # -> (L, B, H, T, T)
+        layers = [torch.as_tensor(w) for w in weights]
+        for i, w in enumerate(layers[1:], start=1):
+            if w.shape != layers[0].shape:
+                raise ValueError(
+                    f"weights[{i}] has shape {tuple(w.shape)} but weights[0] has "
+                    f"{tuple(layers[0].shape)}: every layer's weights must be (B, H, T, T) alike"
+                )
+        weights = torch.stack(layers)  # -> (L, B, H, T, T)
     if not isinstance(weights, torch.Tensor) or weights.ndim != 5:
         raise ValueError(
             f"weights must be a list of (B, H, T, T) or (L, B, H, T, T), got {shape_of(weights)}"
@@ -256,6 +276,11 @@ def _check_batch(images: object, w: torch.Tensor, grid: tuple[int, int]) -> torc
             f"weights have T = {w.shape[-1]} tokens; grid {gh}x{gw} needs {1 + gh * gw}"
         )
     return imgs
+
+
+def _check_captions(labels: object, predictions: object, B: int) -> None:
+    check_labels("labels", labels, B)
+    check_labels("predictions", predictions, B)
 
 
 def _caption(b: int, labels: Sequence[object] | None, predictions: Sequence[object] | None) -> str:
@@ -287,6 +312,8 @@ def attention_overview(
     w = _stack(weights)
     imgs = _check_batch(images, w, grid)
     L, B = w.shape[:2]
+    _check_captions(labels, predictions, B)
+    check_figure("fig", fig)
     maps = [cls_attention(w[layer].mean(1), grid) for layer in range(L)]  # L x (B, gh, gw)
     maps.append(cls_attention(attention_rollout(w), grid))
     titles = [f"layer {layer + 1}" for layer in range(L)] + ["rollout"]
@@ -331,6 +358,8 @@ def vit_attention_widget(
     w = _stack(weights)
     imgs = _check_batch(images, w, grid)
     L, B, H = w.shape[:3]
+    _check_captions(labels, predictions, B)
+    rc(theme)  # an unknown theme is refused before the maps are computed
     rollout = cls_attention(attention_rollout(w), grid)  # (B, gh, gw)
     per_head = cls_attention(w, grid)  # (L, B, H, gh, gw)
     patch = _patch_of(imgs, grid)

@@ -27,8 +27,18 @@ from matplotlib.figure import Figure
 
 from lecturekit.masking import causal_mask, combine_masks, masked_softmax, padding_mask
 from lecturekit.positional import sinusoidal_encoding
-from lecturekit.viz.helpers import require_ipywidgets
+from lecturekit.utils.checks import (
+    check_callable,
+    check_choice,
+    check_instance,
+    check_positive_int,
+    check_positive_ints,
+    check_range,
+    check_seed,
+)
+from lecturekit.viz.helpers import check_labels, check_numbers, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_attention, plot_bars, plot_heatmap, plot_lines, plot_mask
+from lecturekit.viz.style import rc
 from lecturekit.viz.style import theme as theme_context
 
 __all__ = [
@@ -41,9 +51,13 @@ __all__ = [
     "mask_widget",
 ]
 
+_D_MODELS = (16, 32, 64, 128, 256, 512)  # the choices of positional_encoding_widget
+
 
 def render_png(fig: Figure, dpi: int = 100) -> bytes:
     """Render a Figure to PNG bytes in memory (no file is written)."""
+    check_instance("fig", fig, Figure)
+    check_positive_int("dpi", dpi)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
@@ -63,12 +77,29 @@ def figure_widget(
         render: returns a ``matplotlib.figure.Figure`` (build it with ``Figure()``, not pyplot,
             so nothing is displayed by the notebook's inline backend).
         controls: name -> ipywidgets value widget (slider, dropdown, checkbox, ...).
+        theme: "light" or "dark"; dpi: the image's resolution.
+
+    Everything is checked before the first drawing.
     """
+    check_callable("render", render)
+    if not isinstance(controls, Mapping):
+        raise ValueError(f"controls must be a mapping name -> ipywidgets control (a dict), got "
+                         f"{type(controls).__name__}")  # fmt: skip
+    for name, control in controls.items():
+        if not hasattr(control, "value") or not callable(getattr(control, "observe", None)):
+            raise ValueError(f"controls[{name!r}] must be an ipywidgets value widget (slider, "
+                             f"dropdown, ...), got {type(control).__name__}")  # fmt: skip
+    rc(theme)  # an unknown theme is refused here
+    check_positive_int("dpi", dpi)
     w = require_ipywidgets()
 
     def draw() -> bytes:
         with theme_context(theme):
-            return render_png(render(**{k: c.value for k, c in controls.items()}), dpi)
+            fig = render(**{k: c.value for k, c in controls.items()})
+            if not isinstance(fig, Figure):
+                raise ValueError(f"render must return a matplotlib Figure, got "
+                                 f"{type(fig).__name__}")  # fmt: skip
+            return render_png(fig, dpi)
 
     image = w.Image(value=draw(), format="png")
 
@@ -87,12 +118,19 @@ def softmax_temperature_widget(
     large tau flattens towards uniform. With the Thinking Machines scores (112, 96), tau = 8 =
     sqrt(64) gives 0.88 / 0.12.
 
+    ``scores`` must be finite numbers; ``tau`` is where the slider starts, in [0.25, 128] (its
+    range).
+
     Lecture 03.
     """
     w = require_ipywidgets()
-    s = torch.as_tensor(scores, dtype=torch.float64)
+    if isinstance(scores, str):
+        raise ValueError(f"scores must be numbers (a list or a 1-D tensor), got str {scores!r}")
+    s = torch.as_tensor(to_numpy("scores", scores, numeric=True), dtype=torch.float64)
     if s.ndim != 1 or s.numel() < 2:
         raise ValueError(f"scores must be 1-D with at least 2 entries, got shape {tuple(s.shape)}")
+    check_labels("labels", labels, len(s))
+    check_range("tau", tau, 2.0**-2, 2.0**7)
 
     def render(tau: float) -> Figure:
         fig = Figure(figsize=(5.5, 3.2))
@@ -118,6 +156,9 @@ def scaling_widget(
 
     Lecture 03; Vaswani et al. 2017 footnote 4.
     """
+    check_positive_int("num_keys", num_keys)
+    dims = check_positive_ints("dims", dims)
+    check_seed(seed)
     w = require_ipywidgets()
     g = torch.Generator().manual_seed(seed)
     pairs = {d: (torch.randn(d, generator=g), torch.randn(num_keys, d, generator=g)) for d in dims}
@@ -142,16 +183,23 @@ def scaling_widget(
 
 
 def head_widget(weights: torch.Tensor, labels: Sequence[str]):
-    """Pick a head (and a layer, for (L, H, T, T) weights) and see its attention map.
+    """Pick a head (and a layer, for (L, H, T, T) weights) and see its attention map;
+    ``labels``: the T tokens (both axes; None for no labels, then maps may be Tq x Tk).
 
     Lecture 04.
     """
     w = require_ipywidgets()
-    arr = weights.detach() if isinstance(weights, torch.Tensor) else torch.as_tensor(weights)
+    if isinstance(weights, torch.Tensor):
+        arr = weights.detach()
+    else:
+        arr = torch.as_tensor(check_numbers("weights", to_numpy("weights", weights)))
+    shape = tuple(arr.shape)
     if arr.ndim == 3:
         arr = arr[None]  # (H, T, T) -> (1, H, T, T)
-    if arr.ndim != 4:
-        raise ValueError(f"weights must be (H, T, T) or (L, H, T, T), got {tuple(arr.shape)}")
+    square = arr.ndim == 4 and arr.shape[-1] == arr.shape[-2]
+    if arr.ndim != 4 or (labels is not None and not square):
+        raise ValueError(f"weights must be (H, T, T) or (L, H, T, T), got {shape}")
+    check_labels("labels", labels, arr.shape[-1])
     L, H = arr.shape[:2]
 
     def render(layer: int, head: int) -> Figure:
@@ -182,10 +230,24 @@ def positional_encoding_widget(
     max_len: int = 20, d_model: int = 512, dims: tuple[int, int] = (4, 7)
 ):
     """The sinusoidal table as a heatmap (positions x dimensions) and a few of its columns as
-    curves over position; sliders for d_model, max_len and which dimensions to draw.
+    curves over position; sliders for d_model, max_len and which dimensions to draw. The
+    first values must be ones the sliders offer: ``d_model`` one of 16, 32, ..., 512,
+    ``max_len`` in 5..100, ``dims`` a pair lo <= hi in 0..d_model-1.
 
     Lecture 05.
     """
+    check_choice("d_model", d_model, _D_MODELS)
+    if isinstance(max_len, bool) or not isinstance(max_len, int) or not 5 <= max_len <= 100:
+        raise ValueError(f"max_len must be an integer in 5..100 (the slider's range), got "
+                         f"{max_len!r}")  # fmt: skip
+    pair = isinstance(dims, (tuple, list)) and len(dims) == 2
+    if (
+        not pair
+        or not all(isinstance(d, int) and not isinstance(d, bool) for d in dims)
+        or not (0 <= dims[0] <= dims[1] < d_model)
+    ):
+        raise ValueError(f"dims must be a pair (lo, hi) with 0 <= lo <= hi <= {d_model - 1}, "
+                         f"got {dims!r}")  # fmt: skip
     w = require_ipywidgets()
 
     def render(d_model: int, max_len: int, dims: tuple[int, int]) -> Figure:
@@ -219,9 +281,7 @@ def positional_encoding_widget(
         return fig
 
     controls = {
-        "d_model": w.Dropdown(
-            options=[16, 32, 64, 128, 256, 512], value=d_model, description="d_model"
-        ),
+        "d_model": w.Dropdown(options=list(_D_MODELS), value=d_model, description="d_model"),
         "max_len": w.IntSlider(value=max_len, min=5, max=100, description="max_len"),
         "dims": w.IntRangeSlider(value=dims, min=0, max=d_model - 1, description="dims"),
     }
@@ -239,9 +299,14 @@ def positional_encoding_widget(
 def mask_widget(seed: int = 0, max_len: int = 10):
     """Choose the mask (padding, causal, both) and the lengths; see M and the resulting
     attention weights for fixed random scores: masked keys get exactly zero weight.
+    ``max_len`` (>= 2) is the longest T the slider offers.
 
     Lecture 06.
     """
+    check_seed(seed)
+    check_positive_int("max_len", max_len)
+    if max_len < 2:
+        raise ValueError(f"max_len must be at least 2, got {max_len}")
     w = require_ipywidgets()
     scores = torch.randn(max_len, max_len, generator=torch.Generator().manual_seed(seed))
 

@@ -112,7 +112,10 @@ def test_plot_input_embeddings_and_masking_draw_boxes():
     [
         (lambda: vb.plot_head_view(torch.rand(2, 3, 3), TOKENS), r"weights must be \(H, T, T\)"),
         (lambda: vb.plot_head_view(torch.rand(6, 6), TOKENS), r"got \(6, 6\)"),
-        (lambda: vb.plot_head_view(_attention(), TOKENS, heads=[2]), "head 2 is out of range"),
+        (
+            lambda: vb.plot_head_view(_attention(), TOKENS, heads=[2]),
+            r"heads\[0\] must be a head index in 0..1, got 2",
+        ),
         (lambda: vb.head_view_figure([_attention()], TOKENS, layer=1), "layer=1 is out of range"),
         (lambda: vb.head_view_figure([], TOKENS), "attentions is empty"),
         (
@@ -220,7 +223,7 @@ def test_fill_mask_widget_shows_fill_mask_top_k(tiny_bert, monkeypatch):
 
 def test_fill_mask_widget_rejects_bad_input(tiny_bert):
     model, tok = tiny_bert
-    with pytest.raises(ValueError, match="sentences must be non-empty strings"):
+    with pytest.raises(ValueError, match="sentences must not be empty"):
         vb.fill_mask_widget(model, tok, [])
     with pytest.raises(ValueError, match="sentences must be non-empty strings"):
         vb.fill_mask_widget(model, tok, ["my dog", "  "])

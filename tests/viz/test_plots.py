@@ -49,7 +49,7 @@ def test_other_plots_return_axes_or_figure():
 
 
 def test_plots_reject_bad_input():
-    with pytest.raises(ValueError, match=r"weights must be 2-D, got shape \(2, 3, 4\)"):
+    with pytest.raises(ValueError, match=r"weights must be 2-D \(Tq, Tk\), got shape \(2, 3, 4\)"):
         plot_attention(torch.rand(2, 3, 4))
     with pytest.raises(ValueError, match="row_labels has 2 labels but the data has 3"):
         plot_attention(torch.rand(3, 3), ["a", "b"])
