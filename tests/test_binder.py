@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,36 +21,22 @@ from pathlib import Path
 
 import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
+from fresh_venv import (  # tests/support: shared with test_wheel.py
+    CPU_INDEX,
+    cpu_index_reachable,
+    emptied_tmp_path,
+    local_torch_wheel,
+    unavailable,
+)
+from fresh_venv import pins as _requirements
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
-CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-STRICT = os.environ.get("LECTUREKIT_REQUIRE_BINDER") == "1"
 FIRST_NOTEBOOK = ROOT / "notebooks" / "01_seq2seq_bottleneck.ipynb"
 
 
-def _requirements(path: Path) -> dict[str, str]:
-    """name -> exact version for the ``name==version`` lines that apply to Python 3.11."""
-    pins = {}
-    for raw in path.read_text().splitlines():
-        line = raw.split("#", 1)[0].strip()
-        m = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;]+)\s*(?:;\s*(.*))?$", line)
-        if not m:
-            continue
-        name, version, marker = m.groups()
-        if marker:
-            ok = re.match(r'python_version\s*(>=|<)\s*"3\.11"', marker)
-            assert ok, f"unexpected marker in {path.name}: {marker}"
-            if ok.group(1) == "<":
-                continue
-        pins[name.lower()] = version
-    return pins
-
-
 def _unavailable(reason: str) -> None:
-    if STRICT:
-        pytest.fail(f"{reason} (LECTUREKIT_REQUIRE_BINDER=1: the Binder test must run here)")
-    pytest.skip(reason)
+    unavailable(reason, "LECTUREKIT_REQUIRE_BINDER")
 
 
 def test_binder_folder_has_what_repo2docker_reads():
@@ -88,61 +73,13 @@ def test_binder_pins_match_the_top_level_requirements():
     assert not missing, f"notebook dependencies missing from binder/requirements.txt: {missing}"
 
 
-def test_pyproject_finds_every_package():
-    """binder/ next to lecturekit/ and notebooks/ defeats setuptools' flat-layout
-    auto-discovery, so pyproject.toml says where to look: every folder of lecturekit with an
-    __init__.py is found (no hand-kept list that could miss a folder), and nothing else."""
-    import tomllib
-    from setuptools import find_packages
-
-    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "packages"
-    ]["find"]["include"]
-    found = set(find_packages(where=str(ROOT), include=include))
-    on_disk = {
-        ".".join(p.parent.relative_to(ROOT).parts)
-        for p in (ROOT / "lecturekit").rglob("__init__.py")
-        if "__pycache__" not in p.parts
-    }
-    assert found == on_disk, f"setuptools finds {sorted(found)}, on disk {sorted(on_disk)}"
-    assert {"lecturekit.models", "lecturekit.shipped", "lecturekit.utils"} <= found
-
-
 def _python311() -> str | None:
     if sys.version_info[:2] == (3, 11):
         return sys.executable
     return shutil.which("python3.11")
 
 
-def _cpu_index_reachable(env: dict[str, str]) -> bool:
-    probe = (
-        f"import urllib.request\nurllib.request.urlopen('{CPU_INDEX}/torch/', timeout=10).read(1)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, timeout=60)
-    return done.returncode == 0
-
-
-def _local_torch_wheel(version: str, dest: Path, env: dict[str, str]) -> Path | None:
-    """``torch==version`` (e.g. 2.13.0+cpu) as a wheel file that pip's configuration finds without
-    an index (find-links), copied to ``dest``; None if there is none."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "download", f"torch=={version}", "--no-deps", "--no-index",
-         "--only-binary=:all:", "-d", str(dest), "-q"],
-        env=env, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    wheels = sorted(dest.glob(f"torch-{version}-*.whl"))
-    return wheels[0] if done.returncode == 0 and wheels else None
-
-
-@pytest.fixture
-def build_dir(tmp_path):
-    """tmp_path, emptied afterwards (the venv is about 1.5 GB; pytest keeps old tmp dirs)."""
-    yield tmp_path
-    for child in tmp_path.iterdir():
-        if child.is_dir():
-            shutil.rmtree(child, ignore_errors=True)
-        else:
-            child.unlink()
+build_dir = pytest.fixture(emptied_tmp_path)
 
 
 @pytest.mark.binder
@@ -155,8 +92,8 @@ def test_binder_environment_runs_first_notebook(build_dir, online_env):
     requirements = (BINDER / "requirements.txt").read_text()
     torch_pin = _requirements(BINDER / "requirements.txt")["torch"]
     how = "as written"
-    if not _cpu_index_reachable(online_env):
-        wheel = _local_torch_wheel(torch_pin, tmp_path / "wheels", online_env)
+    if not cpu_index_reachable(online_env):
+        wheel = local_torch_wheel(torch_pin, tmp_path / "wheels", online_env)
         if wheel is None:
             _unavailable(
                 f"{CPU_INDEX} is unreachable and pip finds no local torch=={torch_pin} wheel"

@@ -1,12 +1,21 @@
 """The checkpoint store: the shipped models in data/, each listed with its sha256 in data/MANIFEST.
 
+Where they are (``DATA_DIR``, found with ``importlib.resources``): the repository keeps them in
+its top-level data/, which setup.py installs as the package ``lecturekit._data``. So in a wheel
+(``pip install .``, ``pip install "lecturekit @ git+<url>"``) they are package data inside the
+installed lecturekit, in an editable install (``pip install -e .``) ``lecturekit._data`` is the
+repository's data/ itself, and in a clone that is only on sys.path (not installed) the data/
+folder beside lecturekit/ is used. ``REPOSITORY_DATA_DIR`` is that data/ when lecturekit runs
+from a clone (where ``python -m lecturekit.shipped.<module>`` writes by default), None when it
+is installed from a wheel (site-packages is not the place to write: give ``--data-dir``).
+
 Public API::
 
     shipped_names()                      # every shipped model, e.g. "seq2seq_dot", "bert_tiny"
     model = load_shipped("bert_tiny")    # the model, in eval mode (sha256 checked)
     tok = load_tokenizer("bert_tiny")    # its WordPiece tokenizer (models that have one)
     info = shipped_info("bert_tiny")     # ShippedInfo(name, model, config, training, file)
-    save_shipped(model, name, training=recipe, vocab=None, data_dir=DATA_DIR)   # + MANIFEST
+    save_shipped(model, name, training=recipe, vocab=None, data_dir=None)  # + MANIFEST; None: data/
     sha256_of(path), read_manifest(data_dir)
 
 One metadata layout for every checkpoint (safetensors metadata, strings):
@@ -36,6 +45,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from torch import nn
@@ -50,6 +60,7 @@ from lecturekit.utils.checks import check_strings, check_writable_dir, did_you_m
 
 __all__ = [
     "DATA_DIR",
+    "REPOSITORY_DATA_DIR",
     "FORMAT",
     "MODEL_CLASSES",
     "ShippedInfo",
@@ -62,7 +73,26 @@ __all__ = [
     "save_shipped",
 ]
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+
+def _find_data_dir() -> Path:
+    """The folder of the shipped checkpoints: the package ``lecturekit._data`` (package data of
+    a wheel, or the repository's data/ in an editable install), else, in a clone that is only on
+    sys.path, the data/ folder beside lecturekit/."""
+    try:
+        found = resources.files("lecturekit._data")
+    except ModuleNotFoundError:  # not installed: setup.py's mapping of data/ does not apply
+        found = resources.files("lecturekit").joinpath(os.pardir, "data")
+    return Path(str(found)).resolve()
+
+
+def _repository_data_dir(data_dir: Path) -> Path | None:
+    """``data_dir`` if it is a repository's top-level data/ (a clone, editable or not)."""
+    is_repository = data_dir.name == "data" and (data_dir.parent / "pyproject.toml").is_file()
+    return data_dir if is_repository else None
+
+
+DATA_DIR = _find_data_dir()
+REPOSITORY_DATA_DIR = _repository_data_dir(DATA_DIR)
 FORMAT = "lecturekit-checkpoint/1"
 SUFFIX = ".safetensors"
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
@@ -171,20 +201,25 @@ def _check_name(name: object, data_dir: Path | str) -> tuple[Path, str]:
     return path, f"{name}{SUFFIX}"
 
 
+def _restore(data_dir: Path) -> str:
+    """How to get a good copy back: git in a clone, a reinstall for the package's own data."""
+    if data_dir.resolve() == DATA_DIR and REPOSITORY_DATA_DIR is None:
+        return "reinstall lecturekit (pip install --force-reinstall lecturekit)"
+    return "restore it from git, or regenerate it with its command in data/README.md"
+
+
 def _path(name: object, data_dir: Path | str) -> Path:
     """The verified checkpoint file of shipped model ``name``."""
     data_dir, file = _check_name(name, data_dir)
     path = data_dir / file
     if not path.exists():
         raise ValueError(f"checkpoint {file!r} is missing from {data_dir.name}/ (the MANIFEST "
-                         "lists it): restore it from git, or regenerate it with its command in "
-                         "data/README.md")  # fmt: skip
+                         f"lists it): {_restore(data_dir)}")  # fmt: skip
     expected, actual = read_manifest(data_dir)[file], sha256_of(path)
     if actual != expected:
         raise ValueError(
             f"checkpoint {file!r} has sha256 {actual[:12]}..., but MANIFEST says "
-            f"{expected[:12]}...: the file is corrupt or was changed; restore it from git, "
-            "or regenerate it with its command in data/README.md"
+            f"{expected[:12]}...: the file is corrupt or was changed; {_restore(data_dir)}"
         )
     return path
 
@@ -268,11 +303,13 @@ def save_shipped(
     *,
     training: dict[str, object],
     vocab: list[str] | None = None,
-    data_dir: Path | str = DATA_DIR,
+    data_dir: Path | str | None = None,
 ) -> Path:
     """Write ``model`` as data_dir/<name>.safetensors in the one metadata layout and record its
     sha256 in data_dir/MANIFEST. ``training`` is the recipe (JSON-ready); ``vocab`` the
-    tokenizer's vocabulary, for models that read WordPiece ids."""
+    tokenizer's vocabulary, for models that read WordPiece ids. ``data_dir`` defaults to the
+    repository's data/ in a clone; an installed lecturekit needs it given (its package data
+    is not a place to write)."""
     from safetensors.torch import save_file
 
     kind = type(model).__name__
@@ -290,6 +327,14 @@ def save_shipped(
                          ) from None  # fmt: skip
     if vocab is not None:
         vocab = check_strings("vocab", vocab)
+    if data_dir is None:
+        if REPOSITORY_DATA_DIR is None:
+            raise ValueError(
+                "data_dir is required: lecturekit is installed as a package, and its checkpoints "
+                f"in {DATA_DIR} are not a place to write; give data_dir=DIR, then "
+                "load_shipped(name, DIR) reads what it wrote"
+            )
+        data_dir = REPOSITORY_DATA_DIR
     data_dir = check_writable_dir("data_dir", data_dir)
     read_manifest(data_dir)  # a malformed MANIFEST is refused before anything is written
     path = data_dir / f"{name}{SUFFIX}"

@@ -1,6 +1,10 @@
 """lecturekit.shipped.store: the checkpoint store, its one metadata layout and load_shipped."""
 
+import importlib.util
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -11,7 +15,7 @@ from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
-from lecturekit.shipped import bert, seq2seq, transformer, vit
+from lecturekit.shipped import bert, cli, seq2seq, store, transformer, vit
 from lecturekit.shipped.store import (
     DATA_DIR,
     FORMAT,
@@ -26,7 +30,56 @@ from lecturekit.shipped.store import (
 )
 from lecturekit.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
 
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = shipped_names()
+
+
+def test_from_the_repository_the_checkpoints_are_its_data_folder():
+    """In the clone (editable install, or on sys.path) the store reads and writes data/ itself;
+    an installed wheel reads its package data (tests/test_wheel.py)."""
+    assert DATA_DIR == store.REPOSITORY_DATA_DIR == ROOT / "data"
+    spec = importlib.util.find_spec("lecturekit._data")
+    if spec is not None:  # the editable install maps lecturekit._data to data/ (setup.py)
+        assert Path(spec.origin).parent == ROOT / "data"
+
+
+def test_a_clone_that_is_only_on_sys_path_reads_its_data_folder(tmp_path):
+    """Not installed: lecturekit._data does not exist, the data/ folder beside lecturekit/ is
+    used (here the editable install's finder is taken off sys.meta_path first)."""
+    code = (
+        "import sys\n"
+        "sys.meta_path = [f for f in sys.meta_path\n"
+        "                 if not getattr(f, '__module__', '').startswith('__editable__')]\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "import importlib.util\n"
+        "assert importlib.util.find_spec('lecturekit._data') is None\n"
+        "from lecturekit.shipped import store\n"
+        "print(store.DATA_DIR, store.REPOSITORY_DATA_DIR, len(store.shipped_names()))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [str(ROOT / "data"), str(ROOT / "data"), str(len(SHIPPED))]
+
+
+def test_training_commands_default_to_data_only_in_a_clone(monkeypatch, capsys, tmp_path):
+    """--data-dir defaults to the repository's data/; with lecturekit installed from a wheel
+    (no repository) it is required, with one error: line, before any work."""
+    threads = ["--threads", str(torch.get_num_threads())]  # leave torch's setting as it is
+    monkeypatch.setattr(store, "REPOSITORY_DATA_DIR", tmp_path)
+    assert cli.parse_args("m", "d", threads).data_dir == str(tmp_path)
+    assert cli.parse_args("m", "d", [*threads, "--data-dir", str(tmp_path / "x")]).data_dir == str(
+        tmp_path / "x"
+    )
+    monkeypatch.setattr(store, "REPOSITORY_DATA_DIR", None)
+    assert cli.parse_args("m", "d", [*threads, "--data-dir", str(tmp_path)]).data_dir == str(
+        tmp_path
+    )
+    with pytest.raises(SystemExit) as exit_:
+        cli.parse_args("m", "d", threads)
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert exit_.value.code == 2 and len(errors) == 1
+    assert "--data-dir is required: lecturekit is installed as a package" in errors[0]
 
 
 def test_every_shipped_model_has_a_module_that_regenerates_it():
@@ -131,3 +184,19 @@ def test_save_rejects_what_it_cannot_store(tmp_path, model, name, match):
     model = model if model is not None else _tiny_models()["ViT"][0]
     with pytest.raises(ValueError, match=match):
         save_shipped(model, name, training={}, data_dir=tmp_path)
+
+
+def test_an_installed_package_is_not_a_place_to_write(monkeypatch, tmp_path):
+    """Installed from a wheel, save_shipped needs data_dir; a broken package file says to
+    reinstall, not to restore it from git."""
+    from lecturekit.models.vit import ViT, ViTConfig
+    from lecturekit.shipped import store
+
+    monkeypatch.setattr(store, "REPOSITORY_DATA_DIR", None)
+    model = ViT(ViTConfig.tiny())
+    with pytest.raises(ValueError, match="data_dir is required: lecturekit is installed"):
+        store.save_shipped(model, "toy", training={})
+    path = store.save_shipped(model, "toy", training={}, data_dir=tmp_path)
+    assert path.parent == tmp_path and "toy.safetensors" in store.read_manifest(tmp_path)
+    assert "reinstall lecturekit" in store._restore(store.DATA_DIR)
+    assert "restore it from git" in store._restore(tmp_path)
