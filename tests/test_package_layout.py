@@ -22,11 +22,14 @@ PACKAGE = ROOT / "lecturekit"
 
 # role -> rank: a module may import modules of its own role or of a lower rank, never higher
 RANKS = {"utils": 0, "blocks": 1, "models": 2, "efficient": 3, "experiments": 4, "shipped": 5,
-         "viz": 6, "figures": 7}  # fmt: skip
+         "viz": 6, "figures": 7, "tools": 8}  # fmt: skip
 SUBPACKAGES = {"datasets", "models", "efficient", "experiments", "shipped", "utils", "viz",
                "figures"}  # fmt: skip
 BUILDING_BLOCKS = {"attention", "masking", "positional", "layers", "kv_cache", "patches",
                    "decoding", "training", "tokenization", "bpe"}  # fmt: skip
+# top-level modules that are commands over the whole package (``python -m lecturekit.verify``):
+# role "tools", above everything they check, so that nothing may import them
+TOOLS = {"verify"}
 
 
 def _module_name(path: Path) -> str:
@@ -45,6 +48,8 @@ def _role(module: str) -> str:
         return "blocks"  # lecturekit/__init__.py: the offline flags, nothing imported
     if parts[1] in RANKS:
         return parts[1]
+    if len(parts) == 2 and parts[1] in TOOLS:
+        return "tools"
     return "blocks"  # top-level modules and datasets/
 
 
@@ -151,12 +156,12 @@ def test_notebooks_use_only_public_names(path):
         assert target in MODULES, f"line {line}: {target} is not a lecturekit module"
 
 
-def test_top_level_holds_only_building_blocks_and_subpackages():
+def test_top_level_holds_only_building_blocks_tools_and_subpackages():
     files = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
     folders = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
-    assert files == BUILDING_BLOCKS, f"top-level modules: {sorted(files)}"
+    assert files == BUILDING_BLOCKS | TOOLS, f"top-level modules: {sorted(files)}"
     assert folders == SUBPACKAGES, f"subpackages: {sorted(folders)}"
-    assert set(RANKS) - {"blocks"} <= folders
+    assert set(RANKS) - {"blocks", "tools"} <= folders
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ import torch
 import transformers
 
 from lecturekit.models.bert import BertConfig, BertForPreTraining, mask_tokens
+from lecturekit.verify import check_bert
 
 
 def _hf_model(**overrides):
@@ -23,33 +24,15 @@ def _hf_model(**overrides):
 
 
 def test_from_hf_gives_the_same_outputs_with_padding_and_segments():
-    hf = _hf_model()
-    ours = BertForPreTraining.from_hf(hf)
-    assert ours.config.num_layers == 3 and ours.config.hidden_size == 32
-    torch.manual_seed(1)
-    ids = torch.randint(5, 60, (4, 15))
-    segments = (torch.arange(15) >= 7).long().expand(4, 15)
-    real = torch.ones(4, 15, dtype=torch.bool)
-    real[1, 10:], real[2, 5:], real[3, 1:] = False, False, False
-    ids = ids.masked_fill(~real, 0)
-    with torch.no_grad():
-        ref = hf(
-            input_ids=ids,
-            token_type_ids=segments,
-            attention_mask=real.long(),
-            output_hidden_states=True,
-            output_attentions=True,
-        )
-        out = ours(ids, segments, real)
-    # padded query positions are never used; compare real positions
-    torch.testing.assert_close(out.mlm_logits[real], ref.prediction_logits[real], atol=1e-5, rtol=0)
-    torch.testing.assert_close(out.nsp_logits, ref.seq_relationship_logits, atol=1e-5, rtol=0)
-    assert len(out.hidden_states) == len(ref.hidden_states) == 4
-    for mine, theirs in zip(out.hidden_states, ref.hidden_states, strict=True):
-        torch.testing.assert_close(mine[real], theirs[real], atol=1e-5, rtol=0)
-    for mine, theirs in zip(out.attentions, ref.attentions, strict=True):
-        torch.testing.assert_close(mine, theirs, atol=1e-5, rtol=0)
-        assert torch.all(mine.masked_select(~real[:, None, None, :]) == 0)  # padding gets 0
+    """The self-check's comparison (lecturekit.verify.check_bert: 3 layers, width 32, padding,
+    two segments): MLM and NSP logits, every hidden state and attention map within 1e-5."""
+    pairs, _ = check_bert()
+    names = [name for name, _, _ in pairs]
+    assert names[:2] == ["MLM logits", "NSP logits"]
+    assert sum(n.startswith("hidden state") for n in names) == 4  # embeddings + 3 layers
+    assert sum(n.startswith("attention") for n in names) == 3
+    for name, mine, theirs in pairs:
+        torch.testing.assert_close(mine, theirs, atol=1e-5, rtol=0, msg=name)
 
 
 def test_from_hf_copies_rather_than_matches_by_accident():

@@ -1,0 +1,203 @@
+"""lecturekit.verify: the self-check for a new machine (``python -m lecturekit.verify``)."""
+
+import io
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from lecturekit import verify
+from lecturekit.shipped import shipped_names
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPONENT_ROWS = [name for name, _ in verify.COMPONENT_CHECKS]
+OFFLINE_ROWS = ["offline: Hugging Face offline flags", "offline: no network access by any check"]
+
+
+def _rows(out: str) -> dict[str, list[str]]:
+    """{check name: [result, max |diff|, tolerance, detail]} from the printed table."""
+    rows = {}
+    for line in out.splitlines():
+        cells = re.split(r"\s{2,}", line.strip(), maxsplit=4)
+        if len(cells) == 5 and cells[0] not in ("check",) and not cells[0].startswith("---"):
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+@pytest.fixture
+def few_checkpoints(monkeypatch):
+    """Only one shipped checkpoint is loaded (the tests that break something stay fast)."""
+    monkeypatch.setattr(verify, "shipped_names", lambda: ["vit_digits"])
+
+
+def test_main_prints_one_row_per_check_and_exits_0(capsys):
+    rng, threads = torch.random.get_rng_state(), torch.get_num_threads()
+    status = verify.main([])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    rows = _rows(out)
+    expected = COMPONENT_ROWS + [f"checkpoint {n}" for n in shipped_names()] + OFFLINE_ROWS
+    assert list(rows) == expected
+    assert len(shipped_names()) == 9
+    for name in expected:
+        assert rows[name][0] == "✓", f"{name}: {rows[name]}"
+    for name in COMPONENT_ROWS:  # every reference comparison: a difference within 1e-5
+        _, diff, tol, detail = rows[name]
+        assert tol == "1e-05" and float(diff) <= 1e-5 and detail
+    for name in shipped_names():
+        assert re.search(
+            r"sha256 [0-9a-f]{12} = MANIFEST; \w+ forward: logits \(", rows[f"checkpoint {name}"][3]
+        )
+    assert out.startswith("lecturekit ") and "1 thread)" in out.splitlines()[0]
+    assert (
+        out.rstrip()
+        .splitlines()[-1]
+        .startswith(f"{len(expected)} checks: {len(expected)} passed, 0 failed, 0 skipped in ")
+    )
+    # the caller's random state and thread count are left as they were
+    assert torch.equal(torch.random.get_rng_state(), rng) and torch.get_num_threads() == threads
+
+
+def test_python_m_lecturekit_verify_in_a_fresh_process():
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    run = subprocess.run(
+        [sys.executable, "-m", "lecturekit.verify", "--threads", "1"],
+        capture_output=True, text=True, encoding="utf-8", env=env, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = _rows(run.stdout)
+    assert len(rows) == len(COMPONENT_ROWS) + len(shipped_names()) + 2
+    assert {r[0] for r in rows.values()} == {"✓"}
+    assert "0 failed" in run.stdout.splitlines()[-1]
+
+
+def test_a_broken_component_is_a_cross_and_exit_1(monkeypatch, capsys, few_checkpoints):
+    right = verify.scaled_dot_product_attention
+
+    def off_by_a_little(q, k, v, mask=None):
+        out, weights = right(q, k, v, mask)
+        return out + 1e-3, weights
+
+    monkeypatch.setattr(verify, "scaled_dot_product_attention", off_by_a_little)
+    assert verify.main([]) == 1
+    rows = _rows(capsys.readouterr().out)
+    result, diff, tol, _ = rows["scaled_dot_product_attention vs torch SDPA"]
+    assert result == "✗" and float(diff) == pytest.approx(1e-3, rel=0.01) and tol == "1e-05"
+    assert all(r[0] == "✓" for name, r in rows.items() if not name.startswith("scaled_dot"))
+
+    assert verify.main(["--quiet"]) == 1  # --quiet: the failed rows and the summary only
+    out = capsys.readouterr().out
+    assert list(_rows(out)) == ["scaled_dot_product_attention vs torch SDPA"]
+    assert out.rstrip().splitlines()[-1].endswith("FAILED")
+
+
+def test_a_checkpoint_whose_hash_differs_is_a_cross(monkeypatch, capsys, few_checkpoints):
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
+    monkeypatch.setattr(verify, "sha256_of", lambda path: "0" * 64)
+    assert verify.main([]) == 1
+    result, _, _, detail = _rows(capsys.readouterr().out)["checkpoint vit_digits"]
+    assert result == "✗" and re.search(
+        r"sha256 000000000000\.\.\. but the MANIFEST lists [0-9a-f]{12}", detail
+    )
+
+
+def test_missing_checkpoints_are_one_cross(monkeypatch, capsys):
+    """An installed copy without its data/ (the bug of issue 16) is one clear failed row."""
+
+    def no_data():
+        raise ValueError("data_dir='/site-packages/data' does not exist")
+
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
+    monkeypatch.setattr(verify, "shipped_names", no_data)
+    assert verify.main([]) == 1
+    rows = _rows(capsys.readouterr().out)
+    assert list(rows) == ["shipped checkpoints", *OFFLINE_ROWS]
+    assert rows["shipped checkpoints"] == [
+        "✗", "-", "-", "ValueError: data_dir='/site-packages/data' does not exist"
+    ]  # fmt: skip
+
+
+def test_without_transformers_the_hugging_face_rows_are_skipped(
+    monkeypatch, capsys, few_checkpoints
+):
+    monkeypatch.setitem(sys.modules, "transformers", None)  # as if not installed
+    assert verify.main([]) == 0
+    out = capsys.readouterr().out
+    rows = _rows(out)
+    for name in (
+        "BertForPreTraining vs HF BertForPreTraining",
+        "ViT vs HF ViTForImageClassification",
+    ):
+        assert rows[name][0] == "skipped" and rows[name][1] == "-"
+        assert rows[name][3] == "transformers is not installed (pip install transformers)"
+    assert rows["MultiHeadAttention vs nn.MultiheadAttention"][0] == "✓"
+    assert ", 0 failed, 2 skipped in " in out
+
+
+def test_a_network_attempt_is_refused_and_reported(monkeypatch, capsys, few_checkpoints):
+    def looks_up_a_name():
+        socket.getaddrinfo("example.invalid", 80)
+
+    def connects():
+        with socket.socket() as s:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: refused before any packet is sent
+
+    monkeypatch.setattr(
+        verify, "COMPONENT_CHECKS", [("looks up", looks_up_a_name), ("connects", connects)]
+    )
+    guarded = socket.getaddrinfo, socket.socket.connect
+    assert verify.main([]) == 1
+    rows = _rows(capsys.readouterr().out)
+    assert rows["looks up"][0] == rows["connects"][0] == "✗"
+    assert (
+        "OSError: lecturekit.verify: refused getaddrinfo to example.invalid" in rows["looks up"][3]
+    )
+    result, _, _, detail = rows["offline: no network access by any check"]
+    assert result == "✗"
+    assert detail == "refused: getaddrinfo example.invalid (name look-up); connect 192.0.2.1:9"
+    assert (socket.getaddrinfo, socket.socket.connect) == guarded  # put back afterwards
+
+
+def test_offline_flags_that_are_off_are_a_cross(monkeypatch, capsys, few_checkpoints):
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
+    monkeypatch.setenv("HF_HUB_OFFLINE", "0")
+    monkeypatch.delenv("HF_DATASETS_OFFLINE")
+    assert verify.main(["--quiet"]) == 1
+    result, _, _, detail = _rows(capsys.readouterr().out)["offline: Hugging Face offline flags"]
+    assert result == "✗"
+    assert detail.startswith(
+        "not offline: HF_HUB_OFFLINE='0', HF_DATASETS_OFFLINE unset; import lecturekit sets them to 1"
+    )
+
+
+def test_a_console_that_cannot_print_check_marks_gets_words(monkeypatch, few_checkpoints):
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", verify.COMPONENT_CHECKS[:1])
+    console = io.TextIOWrapper(io.BytesIO(), encoding="cp1252")
+    monkeypatch.setattr(sys, "stdout", console)
+    assert verify.main(["--threads", "2"]) == 0
+    console.flush()
+    out = console.buffer.getvalue().decode("cp1252")
+    assert _rows(out)["checkpoint vit_digits"][0] == "ok" and "2 threads)" in out
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--threads", "0"], "--threads must be in 1..1024, got 0"),
+        (["--threads", "two"], "argument --threads: invalid int value: 'two'"),
+        (["--fast"], "unrecognized arguments: --fast"),
+    ],
+)
+def test_a_bad_command_line_is_one_error_line_and_exit_2(argv, message, capsys, monkeypatch):
+    monkeypatch.setattr(verify, "run_checks", lambda: pytest.fail("ran before checking argv"))
+    with pytest.raises(SystemExit) as exit_:
+        verify.main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert errors == [f"python -m lecturekit.verify: error: {message}"] and "Traceback" not in err
