@@ -5,13 +5,19 @@ Public API::
     set_seed(seed)                                    # torch, random, numpy
     history = fit(model, make_batches, loss_fn, epochs=5, optimizer=None, lr=1e-3,
                   schedule=None, lr_decay=1.0, clip=1.0, seed=0, generator=None,
-                  eval_fn=None, eval_every_epoch=True, progress=True)
+                  eval_fn=None, eval_every_epoch=True, progress=True, device=None)
     #   make_batches(epoch, generator) -> iterable of batches (shuffled with the generator)
     #   loss_fn(model, batch) -> scalar loss tensor;  eval_fn(model) -> float
     history.loss       # mean training loss per epoch (mean over its batches)
     history.step_loss  # the loss of every optimizer step
     history.eval       # eval_fn after each epoch (or after the last one)
     history.seconds    # wall time
+    batch = to_device(batch, device)                  # tensors in dicts, tuples, dataclasses
+
+With ``device`` (cpu, cuda, cuda:N or mps; ``lecturekit.utils.checks.check_device`` checks
+it exists on this machine) the optimizer steps
+run there; evaluation and the returned model stay on the CPU, where the package's evaluation
+code and ``save_shipped`` work.
 
 One step: zero the gradients, loss = loss_fn(model, batch), backward, clip the gradient norm,
 optimizer step, then the per-step learning-rate schedule. The recipes differ only in what they
@@ -24,9 +30,10 @@ Lecture 01 (the loop), and every lecture that trains.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -36,13 +43,14 @@ from torch import nn
 from lecturekit.utils.checks import (
     check_bool,
     check_callable,
+    check_device,
     check_positive_int,
     check_range,
     check_seed,
     check_str,
 )
 
-__all__ = ["set_seed", "History", "fit"]
+__all__ = ["set_seed", "History", "fit", "to_device"]
 
 
 def set_seed(seed: int) -> None:
@@ -51,6 +59,31 @@ def set_seed(seed: int) -> None:
     torch.manual_seed(seed)
     random.seed(seed)
     np.random.seed(seed)
+
+
+def to_device(batch: object, device: torch.device | str) -> object:
+    """``batch`` with every tensor moved to ``device``: a tensor, or tensors inside dicts,
+    lists, tuples (named ones too) and dataclasses, however nested; anything else unchanged.
+
+    Lecture 01 (the training loop).
+    """
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device)
+    if isinstance(batch, Mapping):
+        moved = {k: to_device(v, device) for k, v in batch.items()}
+        try:
+            return type(batch)(moved)
+        except TypeError:  # a mapping type that cannot be built from a dict
+            return moved
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):  # a namedtuple
+        return type(batch)(*(to_device(v, device) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(to_device(v, device) for v in batch)
+    if dataclasses.is_dataclass(batch) and not isinstance(batch, type):
+        changes = {f.name: to_device(getattr(batch, f.name), device)
+                   for f in dataclasses.fields(batch) if f.init}  # fmt: skip
+        return dataclasses.replace(batch, **changes)
+    return batch
 
 
 @dataclass
@@ -81,6 +114,7 @@ def fit(
     eval_every_epoch: bool = True,
     progress: bool = True,
     desc: str = "training",
+    device: torch.device | str | None = None,
 ) -> History:
     """Train ``model`` for ``epochs`` passes over ``make_batches``; deterministic for a given seed
     and thread count.
@@ -106,6 +140,9 @@ def fit(
             last one if ``eval_every_epoch=False``.
         progress: show a progress bar (``tqdm.auto``) with the last loss and evaluation.
         desc: the progress bar's label.
+        device: where the optimizer steps run (cpu, cuda, cuda:N or mps; ``check_device``):
+            the model and every batch (``to_device``) are moved there; ``eval_fn`` gets the
+            model on the CPU, and the model is returned on the CPU. None: nothing is moved.
 
     Returns:
         History(loss, step_loss, eval, seconds).
@@ -148,6 +185,8 @@ def fit(
         raise ValueError(f"schedule must be callable (step -> factor), got {schedule!r}")
     if clip is not None:
         check_range("clip", clip, 0, low_open=True)
+    if device is not None:
+        device = check_device("device", device)
     if seed is not None:
         set_seed(seed)
     if generator is None:
@@ -166,10 +205,15 @@ def fit(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=epochs, desc=desc)
+    cpu = torch.device("cpu")
     for epoch in range(epochs):
+        if device is not None:
+            model.to(device)  # in place: the optimizer keeps the same parameters
         model.train()
         first = len(history.step_loss)
         for batch in _batches(make_batches, epoch, generator):
+            if device is not None:
+                batch = to_device(batch, device)
             optimizer.zero_grad()
             loss = _check_loss(loss_fn(model, batch))
             loss.backward()
@@ -185,6 +229,8 @@ def fit(
             per_epoch.step()
         model.eval()
         if eval_fn is not None and (eval_every_epoch or epoch == epochs - 1):
+            if device is not None:
+                model.to(cpu)  # the package's evaluation code makes its tensors on the CPU
             history.eval.append(_check_eval(eval_fn(model)))
         if bar is not None:
             info = {"loss": f"{history.loss[-1]:.4f}"}
@@ -194,6 +240,8 @@ def fit(
             bar.update(1)
     if bar is not None:
         bar.close()
+    if device is not None:
+        model.to(cpu)  # what save_shipped and the notebooks expect
     history.seconds = time.perf_counter() - start
     return history
 

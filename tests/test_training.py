@@ -127,3 +127,77 @@ def test_legitimate_odd_inputs():
     history = fit(model, lambda e, g: [torch.ones(4, 2)], lambda m, b: m(b).mean().reshape(1),
                   epochs=1, progress=False)  # fmt: skip
     assert len(history.step_loss) == 1
+
+
+# --- device (issue 16): the optimizer steps on a device, evaluation and the result on the CPU
+
+
+def test_device_cpu_changes_nothing():
+    """device="cpu" moves nothing that is not already there: the same losses and weights, bit
+    for bit, as device=None (the shipped results stay the CPU's)."""
+    (m1, h1), (m2, h2) = _train(lr=0.1), _train(lr=0.1, device="cpu")
+    assert h1.step_loss == h2.step_loss and torch.equal(m1.weight, m2.weight)
+    _, h3 = _train(lr=0.1, device=torch.device("cpu"), eval_fn=lambda m: 1.0)
+    assert h3.step_loss == h1.step_loss and h3.eval == [1.0] * 3
+
+
+def test_fit_moves_each_batch_and_returns_the_model_on_the_cpu():
+    seen = []
+
+    def loss(model, batch):
+        seen.append(batch["x"].device.type)
+        return model(batch["x"]).pow(2).mean()
+
+    model = nn.Linear(2, 1)
+    fit(model, lambda e, g: [{"x": torch.ones(3, 2)}], loss, epochs=2, progress=False,
+        device="cpu")  # fmt: skip
+    assert seen == ["cpu", "cpu"] and model.weight.device.type == "cpu"
+
+
+def test_to_device_walks_nested_batches():
+    """Tensors inside dicts, lists, tuples, namedtuples and (frozen) dataclasses are moved
+    (checked with the meta device, which every torch build has); the rest is kept."""
+    from collections import namedtuple
+
+    from lecturekit.datasets.translation import collate, make_translation_data
+    from lecturekit.training import to_device
+
+    data = make_translation_data(n_train=3, n_valid=1, n_test=1)
+    batch = collate(data.train, data.src_vocab, data.tgt_vocab)  # a frozen dataclass
+    Pair = namedtuple("Pair", "x y")
+    nested = {"batch": batch, "pair": Pair(torch.ones(2), 3), "list": [torch.zeros(1), "a"]}
+    moved = to_device(nested, "meta")
+    assert type(moved["batch"]) is type(batch) and moved["batch"].src.device.type == "meta"
+    assert moved["batch"].src.shape == batch.src.shape and batch.src.device.type == "cpu"
+    assert isinstance(moved["pair"], Pair) and moved["pair"].x.is_meta and moved["pair"].y == 3
+    assert moved["list"][0].is_meta and moved["list"][1] == "a"
+
+
+@pytest.mark.parametrize(
+    ("device", "match"),
+    [
+        ("nonsense", r"device='nonsense' is not a device this package trains on: use cpu, cuda"),
+        ("cdua", "did you mean 'cuda'"),
+        ("gpu", r"for a GPU use cuda \(NVIDIA\) or mps \(Apple\)"),
+        ("cuda:99", r"device='cuda:99' is not available on this machine"),
+        ("meta", "not a device this package trains on"),
+        (torch.device("meta"), "not a device this package trains on"),
+        (0, r"device=0 is not a device: use cpu, cuda, cuda:N or mps \(a str or a torch.device\)"),
+        (" cpu", "is not a device"),
+    ],
+)
+def test_fit_refuses_a_device_it_cannot_train_on(device, match):
+    with pytest.raises(ValueError, match=match):
+        fit(nn.Linear(2, 2), lambda e, g: [], lambda m, b: None, epochs=1, progress=False,
+            device=device)  # fmt: skip
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a CUDA device")
+def test_check_device_says_why_cuda_is_missing():
+    from lecturekit.utils.checks import check_device
+
+    with pytest.raises(ValueError) as info:
+        check_device("--device", "cuda")
+    assert str(info.value) == ("--device cuda is not available on this machine "
+                               "(torch.cuda.is_available() is False)")  # fmt: skip
+    assert check_device("device", "cpu") == torch.device("cpu")

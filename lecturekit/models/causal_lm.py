@@ -59,7 +59,7 @@ class CausalLM(nn.Module):
         """input_ids (B, T) and segment_ids (B, T) as ``BertModel``'s (any integer dtype);
         attention_mask (B, T) True (or 1) at real tokens, False (or 0) at padding."""
         x = self.embeddings(input_ids, segment_ids)  # (B, T) -> (B, T, D); checks the ids
-        mask = causal_mask(input_ids.shape[1])  # (T, T)
+        mask = causal_mask(input_ids.shape[1], device=input_ids.device)  # (T, T)
         if attention_mask is not None:
             attention_mask = check_padding_mask("attention_mask", attention_mask, input_ids.shape)
             mask = combine_masks(mask, key_padding_mask(attention_mask))  # (B, 1, T, T)

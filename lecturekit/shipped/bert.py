@@ -9,6 +9,7 @@ Public API::
     batch = pretraining_batch(pairs, tok, generator)   # ids, segments, mask, MLM and NSP labels
     bert, history = train_bert(data, epochs=...)       # loss = MLM + NSP
     lm, history = train_causal_lm(data, epochs=...)    # next-token loss on the same sequences
+    #   both take device="cpu" (cuda, cuda:N, mps: trained there, returned on the CPU)
     mlm_accuracy(bert, data), nsp_accuracy(bert, data), blank_accuracy(model, tok, blanks)
 
 The corpus and its tokenizer: ``lecturekit.datasets.stories.default_data()``; fill-in-the-blank
@@ -18,6 +19,7 @@ and next-sentence probabilities of any BERT: ``lecturekit.models.bert`` (``fill_
 Command line (regenerates both checkpoints and their MANIFEST lines)::
 
     python -m lecturekit.shipped.bert [--models bert_tiny causal_lm_tiny] [--epochs N]
+                                      [--threads 1] [--device cpu|cuda|cuda:N|mps]
 
 Lecture 08; Devlin et al. 2019 sections 3.1 and A.2; Radford et al. 2018 (left-to-right LM).
 """
@@ -47,6 +49,7 @@ from lecturekit.shipped.store import save_shipped
 from lecturekit.tokenization import MASK_ID, PAD_ID, WordPieceTokenizer
 from lecturekit.training import History, fit
 from lecturekit.utils.checks import (
+    check_device,
     check_instance,
     check_positive_int,
     check_range,
@@ -172,7 +175,9 @@ def bert_loss(model: BertForPreTraining, batch: dict[str, torch.Tensor]) -> torc
     return mlm + F.cross_entropy(out.nsp_logits, batch["nsp_labels"])
 
 
-def _check_training(data: object, epochs: object, seed: object, config: object) -> None:
+def _check_training(
+    data: object, epochs: object, seed: object, config: object, device: object
+) -> None:
     """The arguments of train_bert / train_causal_lm, checked before the corpus is made."""
     if data is not None:
         check_instance("data", data, PretrainingData)
@@ -181,6 +186,7 @@ def _check_training(data: object, epochs: object, seed: object, config: object) 
     check_seed(seed)
     if config is not None:
         check_instance("config", config, BertConfig)
+    check_device("device", device)
 
 
 def _check_vocab(config: BertConfig, data: PretrainingData) -> None:
@@ -202,8 +208,9 @@ def _batches(data: PretrainingData, batch_size: int):
     return make
 
 
-def _train(model, loss_fn, data, epochs, seed, progress, desc):
-    """Adam with a per-epoch decay and clipping at 1 (``lecturekit.training.fit``)."""
+def _train(model, loss_fn, data, epochs, seed, progress, desc, device):
+    """Adam with a per-epoch decay and clipping at 1 (``lecturekit.training.fit``), the steps on
+    ``device``, the model returned on the CPU."""
     p = PRETRAINING
     epochs = p["epochs"] if epochs is None else epochs
     history = fit(
@@ -216,6 +223,7 @@ def _train(model, loss_fn, data, epochs, seed, progress, desc):
         seed=seed,
         progress=progress,
         desc=desc,
+        device=device,
     )
     return model.eval(), history
 
@@ -226,16 +234,18 @@ def train_bert(
     seed: int = 0,
     progress: bool = True,
     config: BertConfig | None = None,
+    device: torch.device | str = "cpu",
 ) -> tuple[BertForPreTraining, History]:
-    """Pre-train a tiny BERT with MLM + NSP (fresh pairs and masks every epoch). Every
+    """Pre-train a tiny BERT with MLM + NSP (fresh pairs and masks every epoch), the optimizer
+    steps on ``device`` (cpu, cuda, cuda:N, mps), the model returned on the CPU. Every
     argument is checked before the corpus is made and training starts."""
-    _check_training(data, epochs, seed, config)
+    _check_training(data, epochs, seed, config, device)
     data = data or default_data()
     config = config or BertConfig.tiny(vocab_size=len(data.tokenizer))
     _check_vocab(config, data)
     torch.manual_seed(seed)
     model = BertForPreTraining(config)
-    return _train(model, bert_loss, data, epochs, seed, progress, "pre-training BERT")
+    return _train(model, bert_loss, data, epochs, seed, progress, "pre-training BERT", device)
 
 
 def train_causal_lm(
@@ -244,16 +254,18 @@ def train_causal_lm(
     seed: int = 0,
     progress: bool = True,
     config: BertConfig | None = None,
+    device: torch.device | str = "cpu",
 ) -> tuple[CausalLM, History]:
-    """Train the same-size left-to-right LM on the same sequences (next-token loss). Every
-    argument is checked before the corpus is made and training starts."""
-    _check_training(data, epochs, seed, config)
+    """Train the same-size left-to-right LM on the same sequences (next-token loss), the
+    optimizer steps on ``device`` (cpu, cuda, cuda:N, mps), the model returned on the CPU.
+    Every argument is checked before the corpus is made and training starts."""
+    _check_training(data, epochs, seed, config, device)
     data = data or default_data()
     config = config or BertConfig.tiny(vocab_size=len(data.tokenizer))
     _check_vocab(config, data)
     torch.manual_seed(seed)
     model = CausalLM(config)
-    return _train(model, causal_lm_loss, data, epochs, seed, progress, "training the LM")
+    return _train(model, causal_lm_loss, data, epochs, seed, progress, "training the LM", device)
 
 
 def _test_batches(data: PretrainingData, seed: int = 1234, batch_size: int = 256):
@@ -342,7 +354,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in args.models:
         kind = "bert" if name == "bert_tiny" else "causal_lm"
         train = train_bert if kind == "bert" else train_causal_lm
-        model, history = train(data, epochs=args.epochs)
+        model, history = train(data, epochs=args.epochs, device=args.device)
         recipe = {"data": "lecturekit.datasets.stories.default_data()", **PRETRAINING,
                   "epochs": args.epochs, "optimizer": "Adam", "clip": 1.0}  # fmt: skip
         path = save_shipped(model, name, training=recipe, vocab=data.tokenizer.vocab,

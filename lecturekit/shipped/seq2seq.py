@@ -10,7 +10,8 @@ Public API::
     MODELS                                              # shipped name -> attention score
     TRAINING                                            # the shipped models' budget
     model = load_shipped("seq2seq_dot")                 # lecturekit.shipped (hash-checked)
-    model, history = train_seq2seq(attention="additive", data=None, epochs=..., seed=0)
+    model, history = train_seq2seq(attention="additive", data=None, epochs=..., seed=0,
+                                   device="cpu")    # cuda / mps: trained there, returned on CPU
     loss = seq2seq_loss(model, batch)                   # token cross-entropy (padding ignored)
 
 Evaluation (``translate``, ``exact_match``) is in ``lecturekit.experiments.translation``.
@@ -18,6 +19,7 @@ Evaluation (``translate``, ``exact_match``) is in ``lecturekit.experiments.trans
 Command line (regenerates the shipped checkpoints and their MANIFEST lines)::
 
     python -m lecturekit.shipped.seq2seq [--models seq2seq_none ...] [--epochs N] [--threads 1]
+                                         [--device cpu|cuda|cuda:N|mps]
 
 Lecture 01; Sutskever et al. 2014; Bahdanau et al. 2015; Luong et al. 2015.
 """
@@ -39,6 +41,7 @@ from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
 from lecturekit.utils.checks import (
     check_choice,
+    check_device,
     check_instance,
     check_positive_int,
     check_range,
@@ -86,12 +89,15 @@ def train_seq2seq(
     seed: int = TRAINING["seed"],
     progress: bool = True,
     eval_pairs: Sequence[Pair] | None = None,
+    device: torch.device | str = "cpu",
 ) -> tuple[Seq2Seq, History]:
     """Train ``Seq2SeqConfig.tiny(attention=...)`` (None or "none": the bottleneck) on
     ``data.train`` with ``lecturekit.training.fit`` (Adam, per-epoch decay, clipping at 1).
 
     ``history.eval`` holds exact match on ``eval_pairs`` (default: the validation split) after
-    each epoch. Every argument is checked before the data is made and training starts.
+    each epoch. ``device``: where the optimizer steps run (cpu, cuda, cuda:N, mps); the
+    evaluation runs, and the model is returned, on the CPU. Every argument is checked before
+    the data is made and training starts.
 
     Lecture 01.
     """
@@ -105,6 +111,7 @@ def train_seq2seq(
         check_instance("data", data, TranslationData)
     if eval_pairs is not None:
         _check_pairs("eval_pairs", eval_pairs)
+    check_device("device", device)
     data = data or default_data()
     attention = None if attention in (None, "none") else attention
     torch.manual_seed(seed)
@@ -128,6 +135,7 @@ def train_seq2seq(
         eval_fn=lambda m: exact_match(m, eval_pairs, data).float().mean().item(),
         progress=progress,
         desc=f"seq2seq ({attention or 'no attention'})",
+        device=device,
     )
     return model, history
 
@@ -140,7 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = default_data()
     long_test = [p for p in data.test if len(p.src) >= 30]
     for name in args.models:
-        model, history = train_seq2seq(MODELS[name], data, epochs=args.epochs)
+        model, history = train_seq2seq(MODELS[name], data, epochs=args.epochs,
+                                       device=args.device)  # fmt: skip
         em_long = exact_match(model, long_test, data).float().mean().item()
         em_all = exact_match(model, data.test, data).float().mean().item()
         recipe = {**RECIPE, **TRAINING, "epochs": args.epochs}

@@ -7,7 +7,8 @@ measures both kinds of model with the same code (they share ``greedy_decode``).
 Public API::
 
     model = load_shipped("transformer_nmt")         # lecturekit.shipped (hash-checked)
-    model, history = train_transformer(data=None, config=None, epochs=..., seed=0)
+    model, history = train_transformer(data=None, config=None, epochs=..., seed=0,
+                                       device="cpu")  # cuda / mps: trained there, returned on CPU
     config = default_config(data)                   # TransformerConfig.tiny with the vocabularies
     loss = transformer_loss(model, batch, label_smoothing=0.0)   # padding ignored
     lr = learning_rate(step, peak_lr, warmup)       # linear warm-up, then ~ 1/sqrt(step)
@@ -15,6 +16,7 @@ Public API::
 Command line (regenerates the shipped checkpoint and its MANIFEST line)::
 
     python -m lecturekit.shipped.transformer [--epochs N] [--threads 1]
+                                             [--device cpu|cuda|cuda:N|mps]
 
 Lecture 10; Vaswani et al. 2017 section 5.3 (Adam, warm-up), 5.4 (label smoothing).
 """
@@ -35,6 +37,7 @@ from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit, set_seed
 from lecturekit.utils.checks import (
+    check_device,
     check_instance,
     check_positive_int,
     check_range,
@@ -118,6 +121,7 @@ def train_transformer(
     seed: int = TRAINING["seed"],
     progress: bool = True,
     eval_pairs: Sequence[Pair] | None = None,
+    device: torch.device | str = "cpu",
 ) -> tuple[Transformer, History]:
     """Train a Transformer on ``data.train`` with ``lecturekit.training.fit`` (deterministic for a
     seed and thread count): Adam with the paper's betas, warm-up, clipping at 1.
@@ -126,8 +130,9 @@ def train_transformer(
     continue after the initialisation; only the batch order gets a fresh generator).
     ``history.loss`` is the mean training loss per epoch (with label smoothing, so it does not
     go to 0); ``history.eval`` the greedy exact match on ``eval_pairs`` (default: the
-    validation split) after each epoch. Every argument is checked before the data is made and
-    training starts.
+    validation split) after each epoch. ``device``: where the optimizer steps run (cpu, cuda,
+    cuda:N, mps); the evaluation runs, and the model is returned, on the CPU. Every argument is
+    checked before the data is made and training starts.
 
     Lecture 10.
     """
@@ -145,6 +150,7 @@ def train_transformer(
         is_list = isinstance(eval_pairs, Sequence) and not isinstance(eval_pairs, Pair)
         if not is_list or not all(isinstance(p, Pair) for p in eval_pairs):
             raise ValueError(f"eval_pairs must be a list of Pair, got {eval_pairs!r:.60}")
+    check_device("device", device)
     data = data or default_data()
     config = config or default_config(data)
     for side, vocab in (("src", data.src_vocab), ("tgt", data.tgt_vocab)):
@@ -176,6 +182,7 @@ def train_transformer(
         eval_fn=lambda m: exact_match(m, eval_pairs, data).float().mean().item(),
         progress=progress,
         desc="transformer",
+        device=device,
     )
     return model.eval(), history
 
@@ -185,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args("lecturekit.shipped.transformer", "Train the lecture 10 Transformer "
                       "translator.", argv, epochs=TRAINING["epochs"])  # fmt: skip
     data = default_data()
-    model, history = train_transformer(data, epochs=args.epochs)
+    model, history = train_transformer(data, epochs=args.epochs, device=args.device)
     long_test = [p for p in data.test if len(p.src) >= 30]
     em_long = exact_match(model, long_test, data).float().mean().item()
     em_all = exact_match(model, data.test, data).float().mean().item()

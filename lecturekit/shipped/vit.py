@@ -5,6 +5,7 @@ Public API::
     history = train_classifier(model, data, epochs=40, ...)   # AdamW, warm-up + cosine, augment
     accuracy(model, images, labels)                           # share of correct predictions
     model, history = train_vit("vit_digits", data=None)       # a shipped model's recipe, seeded
+    #   both take device="cpu" (cuda, cuda:N, mps: trained there, the model left on the CPU)
     model = load_shipped("vit_digits")                        # lecturekit.shipped (hash-checked)
     MODELS                                                    # name -> train_classifier settings
 
@@ -17,6 +18,7 @@ The shipped models (``data/<name>.safetensors``; notebook 09 trains the same rec
 Command line (regenerates them and their MANIFEST lines)::
 
     python -m lecturekit.shipped.vit [--models vit_digits vit_digits_moved] [--threads 1]
+                                     [--device cpu|cuda|cuda:N|mps]
 
 Lecture 09; Touvron et al. 2021 (DeiT) section 6; Loshchilov & Hutter 2019 (AdamW).
 """
@@ -44,6 +46,7 @@ from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
 from lecturekit.utils.checks import (
+    check_device,
     check_instance,
     check_non_negative_int,
     check_positive_int,
@@ -125,6 +128,7 @@ def train_classifier(
     eval_every_epoch: bool = True,
     progress: bool = False,
     desc: str = "training",
+    device: torch.device | str = "cpu",
 ) -> History:
     """Train any image classifier on the digits: the small-data recipe of DeiT, scaled down.
 
@@ -133,7 +137,9 @@ def train_classifier(
     augmentation: a random rotation (up to ``rotation`` degrees) and zoom (up to ``scale``) on an
     ``augment_prob`` share of each batch, then a random shift (up to ``max_shift`` pixels) on an
     independent ``augment_prob`` share (``rotation=scale=0`` skips the first step).
-    Deterministic for a given seed and thread count.
+    Deterministic for a given seed and thread count. The batches are made (and augmented) on
+    the CPU and the optimizer steps run on ``device`` (cpu, cuda, cuda:N, mps); evaluation runs,
+    and the model is left, on the CPU.
 
     Returns:
         History: mean training loss per epoch, test accuracy after each epoch (only after the
@@ -157,6 +163,7 @@ def train_classifier(
     check_range("scale", scale, 0, 1, high_open=True)
     check_range("augment_prob", augment_prob, 0, 1)
     check_seed(seed)
+    check_device("device", device)
     no_decay = ("bias", "cls_token", "pos_embed")
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
@@ -195,26 +202,33 @@ def train_classifier(
         eval_every_epoch=eval_every_epoch,
         progress=progress,
         desc=desc,
+        device=device,
     )
 
 
 def train_vit(
-    name: str = "vit_digits", data: DigitsData | None = None, *, progress: bool = False
+    name: str = "vit_digits",
+    data: DigitsData | None = None,
+    *,
+    progress: bool = False,
+    device: torch.device | str = "cpu",
 ) -> tuple[ViT, History]:
     """Train ``ViTConfig.tiny()`` with the recipe of shipped model ``name`` (seeded; one thread
-    gives the shipped weights on the machine that made them).
+    on the CPU gives the shipped weights on the machine that made them; on ``device`` cuda,
+    cuda:N or mps the steps run there and the model is returned on the CPU).
 
     Lecture 09.
     """
     _check_name(name)
     if data is not None:
         check_instance("data", data, DigitsData)
+    check_device("device", device)
     data = data or load_digits_data()
     settings = MODELS[name]
     torch.manual_seed(settings["seed"])
     model = ViT(ViTConfig.tiny())
     history = train_classifier(model, data, eval_every_epoch=False, progress=progress, desc=name,
-                               **settings)  # fmt: skip
+                               device=device, **settings)  # fmt: skip
     return model, history
 
 
@@ -227,7 +241,7 @@ def recipe(name: str) -> dict[str, object]:
     _check_name(name)
     defaults = {k: p.default for k, p in inspect.signature(train_classifier).parameters.items()
                 if p.default is not inspect.Parameter.empty and k not in
-                ("eval_every_epoch", "progress", "desc")}  # fmt: skip
+                ("eval_every_epoch", "progress", "desc", "device")}  # fmt: skip
     return {"data": "lecturekit.datasets.digits.load_digits_data()", "optimizer": "AdamW",
             **defaults, **MODELS[name]}  # fmt: skip
 
@@ -237,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args("lecturekit.shipped.vit", "Train lecture 09's ViTs.", argv, models=MODELS)
     data = load_digits_data()
     for name in args.models:
-        model, history = train_vit(name, data)
+        model, history = train_vit(name, data, device=args.device)
         path = save_shipped(model, name, training=recipe(name), data_dir=args.data_dir)
         print(f"{name}: {history.seconds:.1f} s, test accuracy {history.eval[-1]:.4f} "
               f"({len(data.test_labels)} digits) -> {path.name}")  # fmt: skip

@@ -30,6 +30,7 @@ Public API::
     as_token_ids(name, ids, size)            # one sequence: 1-D int tensor or list -> (T,) long
     check_word_counts(name, word_counts)     # non-empty mapping word (no spaces) -> count > 0
     did_you_mean(value, choices)             # "; did you mean 'bert_tiny'?" or ""
+    check_device(name, device)               # cpu / cuda / cuda:N / mps, present here
     as_pair(name, value)                     # int or (h, w) of positive ints -> (h, w)
 
 Every message has the form "<name> must be <what is wanted>, got <what was given>", so a
@@ -44,6 +45,7 @@ import math
 import numbers
 import operator
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -75,6 +77,7 @@ __all__ = [
     "as_token_ids",
     "check_word_counts",
     "did_you_mean",
+    "check_device",
     "as_pair",
 ]
 
@@ -438,6 +441,52 @@ def check_word_counts(name: str, word_counts: object) -> Mapping[str, int]:
             )
         check_positive_int(f"{name}[{word!r}]", count)
     return word_counts
+
+
+DEVICE_TYPES = ("cpu", "cuda", "mps")
+
+
+def _device_label(name: str, device: object) -> str:
+    """``--device cuda`` for a command-line option, ``device='cuda'`` for an argument."""
+    plain = isinstance(device, str) and re.fullmatch(r"[\w:.-]+", device)
+    return f"{name} {device}" if name.startswith("--") and plain else f"{name}={device!r}"
+
+
+def check_device(name: str, device: object) -> torch.device:
+    """The ``torch.device`` to train on, or a ValueError naming ``name``: ``device`` must be
+    cpu, cuda, cuda:N or mps (a str or a torch.device), and present on this machine.
+
+    Used by ``lecturekit.training.fit`` and the training command lines.
+    """
+    label = _device_label(name, device)
+    if isinstance(device, torch.device):
+        parsed = device
+    elif isinstance(device, str) and re.fullmatch(r"[A-Za-z]+(:\d+)?", device):
+        kind = device.split(":")[0]
+        if kind not in DEVICE_TYPES:
+            hint = ("; for a GPU use cuda (NVIDIA) or mps (Apple)" if kind.lower() == "gpu"
+                    else did_you_mean(kind, DEVICE_TYPES))  # fmt: skip
+            raise ValueError(f"{label} is not a device this package trains on: use cpu, cuda, "
+                             f"cuda:N or mps{hint}")  # fmt: skip
+        parsed = torch.device(device)
+    else:
+        types = "" if name.startswith("--") else " (a str or a torch.device)"
+        raise ValueError(f"{label} is not a device: use cpu, cuda, cuda:N or mps{types}")
+    if parsed.type not in DEVICE_TYPES:
+        raise ValueError(f"{label} is not a device this package trains on: use cpu, cuda, "
+                         "cuda:N or mps")  # fmt: skip
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{label} is not available on this machine "
+                             "(torch.cuda.is_available() is False)")  # fmt: skip
+        count = torch.cuda.device_count()
+        if parsed.index is not None and parsed.index >= count:
+            raise ValueError(f"{label} is not available on this machine: it has {count} CUDA "
+                             f"device(s), cuda:0 to cuda:{count - 1}")  # fmt: skip
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"{label} is not available on this machine "
+                         "(torch.backends.mps.is_available() is False)")  # fmt: skip
+    return parsed
 
 
 def as_pair(name: str, value: object) -> tuple[int, int]:

@@ -218,6 +218,11 @@ ROWS = [
         lambda: seq2seq.train_seq2seq(data=PAIRS), ["data", "TranslationData"]),
     Bad(f"{T}.train_seq2seq: eval_pairs a Pair", "type",
         lambda: seq2seq.train_seq2seq(data=DATA, eval_pairs=PAIRS[0]), ["eval_pairs"]),
+    Bad(f"{T}.train_seq2seq: device nonsense", "range",
+        lambda: seq2seq.train_seq2seq(data=DATA, device="nonsense"), ["device='nonsense'", "cuda"]),
+    Bad(f"{T}.train_seq2seq: a GPU that is not there", "range",
+        lambda: seq2seq.train_seq2seq(data=DATA, device="cuda:99"),
+        ["device='cuda:99'", "not available"]),
     # --- transformer
     Bad("transformer.transformer_loss: a Seq2Seq", "model",
         lambda: transformer.transformer_loss(S2S, BATCH), ["model", "Transformer", "Seq2Seq"]),
@@ -245,6 +250,8 @@ ROWS = [
         lambda: transformer.train_transformer(DATA, TransformerConfig.tiny(**_SMALL,
                                                                              src_vocab_size=10)),
         ["config", "src_vocab_size"]),
+    Bad("transformer.train_transformer: device an int", "type",
+        lambda: transformer.train_transformer(DATA, device=0), ["device=0", "torch.device"]),
     # --- bert
     Bad(f"{B}.make_nsp_pairs: a string for docs", "type",
         lambda: bert.make_nsp_pairs("the cat sat", random.Random(0)), "docs"),
@@ -277,6 +284,10 @@ ROWS = [
         "epochs"),
     Bad(f"{B}.train_causal_lm: data a list of documents", "type",
         lambda: bert.train_causal_lm(DOCS), ["data", "PretrainingData"]),
+    Bad(f"{B}.train_bert: device gpu", "range", lambda: bert.train_bert(STORIES, device="gpu"),
+        ["device='gpu'", "cuda"]),
+    Bad(f"{B}.train_causal_lm: device meta", "range",
+        lambda: bert.train_causal_lm(STORIES, device=torch.device("meta")), ["device=", "meta"]),
     Bad(f"{B}.mlm_accuracy: the causal LM", "model", lambda: bert.mlm_accuracy(LM, STORIES),
         ["model", "BertForPreTraining", "CausalLM"]),
     Bad(f"{B}.nsp_accuracy: a ViT", "model", lambda: bert.nsp_accuracy(VIT, STORIES),
@@ -315,6 +326,10 @@ ROWS = [
         lambda: vit.train_classifier(VIT, DIGITS, weight_decay=-0.1), "weight_decay"),
     Bad(f"{V}.train_classifier: lr a string", "type",
         lambda: vit.train_classifier(VIT, DIGITS, lr="2e-3"), "lr"),
+    Bad(f"{V}.train_classifier: device cdua", "range",
+        lambda: vit.train_classifier(VIT, DIGITS, device="cdua"), ["device='cdua'", "'cuda'"]),
+    Bad(f"{V}.train_vit: device a list", "type", lambda: vit.train_vit(device=["cpu"]),
+        ["device=['cpu']", "cpu, cuda"]),
     Bad(f"{V}.train_vit: a typo'd name", "model", lambda: vit.train_vit("vit_digit"),
         ["name='vit_digit'", "did you mean 'vit_digits'"]),
     Bad(f"{V}.train_vit: data a tuple", "type", lambda: vit.train_vit(data=(IMAGES, LABELS)),
@@ -384,7 +399,32 @@ for _cli, _main in MAINS.items():
             ["--data-dir", "not a directory"],
         ),
         BadCli(f"{_cli}.main: an unknown option", _main, ["--lr", "0.1"], "--lr"),
-    ]
+        BadCli(f"{_cli}.main: --device cuda:99 (no such GPU)", _main, ["--device", "cuda:99"],
+               ["--device cuda:99", "not available on this machine"]),
+        BadCli(f"{_cli}.main: --device nonsense", _main, ["--device", "nonsense"],
+               ["--device nonsense", "cpu, cuda, cuda:N or mps"]),
+        BadCli(f"{_cli}.main: --device gpu", _main, ["--device", "gpu"],
+               ["--device gpu", "use cuda"]),
+        BadCli(f"{_cli}.main: --device without a value", _main, ["--device"], "--device"),
+    ]  # fmt: skip
+    if not torch.cuda.is_available():  # the rows a machine without that device must refuse
+        CLI_ROWS.append(
+            BadCli(
+                f"{_cli}.main: --device cuda without a GPU",
+                _main,
+                ["--device", "cuda"],
+                ["--device cuda", "not available", "torch.cuda.is_available() is False"],
+            )
+        )
+    if not torch.backends.mps.is_available():
+        CLI_ROWS.append(
+            BadCli(
+                f"{_cli}.main: --device mps off a Mac",
+                _main,
+                ["--device", "mps"],
+                ["--device mps", "torch.backends.mps.is_available() is False"],
+            )
+        )
     if _cli != "vit":
         CLI_ROWS += [
             BadCli(f"{_cli}.main: --epochs 0", _main, ["--epochs", "0"], "--epochs"),
