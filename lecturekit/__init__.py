@@ -22,4 +22,5 @@ for _flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE",
     _os.environ.setdefault(_flag, "1")
 del _flag
 
-__version__ = "0.1.0"
+# the one place the version is set: pyproject.toml reads it; CITATION.cff and CHANGELOG.md match
+__version__ = "0.2.0"
