@@ -1,10 +1,13 @@
 # make lab   -> set up .venv on first use, then open JupyterLab on notebooks/
 # make test  -> set up .venv on first use, then run unit tests + every notebook under nbval
-#   (also the real-browser tests, marker browser, and the Binder build, marker binder; skip
-#    them with: make test PYTEST_ARGS="-m 'not browser and not binder'")
+#   (also the real-browser tests, marker browser, the Binder build, marker binder, and the
+#    installed wheel, marker wheel; skip them with:
+#    make test PYTEST_ARGS="-m 'not browser and not binder and not wheel'")
+# make test-latest -> the notebooks on the newest releases of everything but torch, in .venv-latest
+#   (nbval lax: outputs may drift, the claims' asserts may not fail; needs the package registry)
 # make figures -> every slide figure into figures-out/ (FIGURES_ARGS="--theme dark --format svg")
-# Set-up is redone only when requirements.txt or pyproject.toml change (requirements-test.txt, for
-# make test only, when it changes).
+# Set-up is redone only when requirements.txt, pyproject.toml or setup.py change
+# (requirements-test.txt, for make test only, when it changes).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -17,11 +20,11 @@ LAB_ARGS ?=
 # Jupyter refuses to start as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test figures install clean-venv
+.PHONY: lab test test-latest figures install clean-venv
 
 install: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "lecturekit needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) --version 2>&1)."; \
 	    echo "Run: make PYTHON=python3.11 ..."; exit 1; }
@@ -41,6 +44,15 @@ lab: $(STAMP)
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks $(PYTEST_ARGS)
+
+LATEST_VENV ?= .venv-latest
+test-latest:
+	test -x $(LATEST_VENV)/bin/python || $(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/python -m pip install --upgrade pip
+	$(LATEST_VENV)/bin/python -m pip install --upgrade --upgrade-strategy eager -r requirements-latest.txt
+	$(LATEST_VENV)/bin/python -m pip install --no-deps -e .
+	mkdir -p test-output && $(LATEST_VENV)/bin/python -m pip list --format=freeze > test-output/latest-versions.txt
+	$(LATEST_VENV)/bin/python -m pytest --nbval-lax --nbval-current-env notebooks $(PYTEST_ARGS)
 
 figures: $(STAMP)
 	$(BIN)/python -m lecturekit.figures build --out figures-out $(FIGURES_ARGS)

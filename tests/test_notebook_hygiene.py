@@ -46,3 +46,53 @@ def test_nbval_markers_are_exact(path):
         for line in "".join(cell["source"]).splitlines():
             if line.lstrip().startswith("# NBVAL"):
                 assert line.strip() in markers, f"{line!r} is not an nbval marker nbval reads"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_opens_anywhere(path):
+    """Links under the title and the Colab set-up cell as the first code cell, made from the one
+    repository location in pyproject.toml (rewrite them: python tests/support/notebook_links.py);
+    the README's lecture table links the same places."""
+    import notebook_links
+
+    nb = json.loads(path.read_text())
+    assert notebook_links.links_line(path.name) in "".join(nb["cells"][0]["source"])
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert "".join(code[0]["source"]) == notebook_links.setup_source()
+    assert notebook_links.SETUP_TAG in code[0]["metadata"].get("tags", [])
+    assert not code[0]["outputs"], "off Colab the set-up cell does nothing, so prints nothing"
+    assert notebook_links.readme_links(path.name) in (ROOT / "README.md").read_text()
+    assert notebook_links.colab_url(path.name).startswith("https://colab.research.google.com/")
+
+
+def test_setup_cell_installs_from_the_configured_repository_only_on_colab():
+    """Run the set-up cell's Python (the %pip line as IPython turns it into a call) off Colab:
+    nothing is installed. On a pretend Colab, it asks pip for lecturekit from the repository."""
+    import sys
+    import types
+
+    import notebook_links
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    python = TransformerManager().transform_cell(notebook_links.setup_source())
+    calls = []
+    shell = types.SimpleNamespace(run_line_magic=lambda *args: calls.append(args))
+    exec(python, {"get_ipython": lambda: shell})
+    assert calls == []
+    colab = types.ModuleType("google.colab")
+    colab.output = types.SimpleNamespace(enable_custom_widget_manager=lambda: calls.append("w"))
+    google = types.ModuleType("google")
+    google.colab = colab
+    saved = {k: sys.modules.get(k) for k in ("google", "google.colab")}
+    sys.modules.update({"google": google, "google.colab": colab})
+    try:
+        exec(python, {"get_ipython": lambda: shell})
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+    url = notebook_links.repository()
+    assert calls == [("pip", f'install --quiet "lecturekit @ git+{url}"'), "w"]
+    assert "torch" not in calls[0][1] and "numpy" not in calls[0][1]
