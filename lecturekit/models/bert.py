@@ -96,15 +96,9 @@ class BertConfig(ModelConfig):
     pad_id: int = 0  # [pad_token_id]
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size",
-                     "max_position", "type_vocab_size"):  # fmt: skip
-            check_positive_int(name, getattr(self, name))
-        if self.hidden_size % self.num_heads:
-            raise ValueError(
-                f"hidden_size={self.hidden_size} is not divisible by num_heads={self.num_heads}"
-            )
-        check_range("dropout", self.dropout, 0, 1, high_open=True)
-        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
+        self.check_positive("vocab_size", "hidden_size", "num_layers", "num_heads",
+                            "intermediate_size", "max_position", "type_vocab_size")  # fmt: skip
+        self.check_attention("hidden_size")
         check_index("pad_id", self.pad_id, self.vocab_size)
 
 

@@ -81,8 +81,8 @@ class Seq2SeqConfig(ModelConfig):
     eos_id: int = EOS
 
     def __post_init__(self):
-        for name in ("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim", "max_src_len"):
-            check_positive_int(name, getattr(self, name))
+        self.check_positive("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim",
+                            "max_src_len")  # fmt: skip
         if self.hidden_dim % 2:
             raise ValueError(f"hidden_dim={self.hidden_dim} must be even (two GRU directions)")
         if self.attention is not None and (

@@ -50,7 +50,6 @@ from lecturekit.utils.checks import (
     check_lengths,
     check_padding_mask,
     check_positive_int,
-    check_range,
     check_tensor,
 )
 from lecturekit.utils.config import ModelConfig
@@ -90,17 +89,11 @@ class TransformerConfig(ModelConfig):
     eos_id: int = EOS
 
     def __post_init__(self) -> None:
-        for name in ("src_vocab_size", "tgt_vocab_size", "d_model", "num_heads", "num_layers",
-                     "d_ff", "max_len"):  # fmt: skip
-            check_positive_int(name, getattr(self, name))
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}"
-            )
+        self.check_positive("src_vocab_size", "tgt_vocab_size", "d_model", "num_heads",
+                            "num_layers", "d_ff", "max_len")  # fmt: skip
+        self.check_attention("d_model")
         if self.d_model % 2:
             raise ValueError(f"d_model={self.d_model} must be even (sinusoidal encoding)")
-        check_range("dropout", self.dropout, 0, 1, high_open=True)
-        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
         check_bool("norm_first", self.norm_first)
         if self.final_norm is not None:
             check_bool("final_norm", self.final_norm)

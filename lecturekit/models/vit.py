@@ -35,8 +35,6 @@ from lecturekit.utils.checks import (
     check_bool,
     check_choice,
     check_instance,
-    check_positive_int,
-    check_range,
     check_tensor,
     module_dtype,
 )
@@ -79,14 +77,9 @@ class ViTConfig(ModelConfig):
 
     def __post_init__(self) -> None:
         grid_size(self.image_size, self.patch_size)
-        for name in ("num_channels", "d_model", "num_layers", "num_heads", "d_ff", "num_classes"):
-            check_positive_int(name, getattr(self, name))
-        if self.d_model % self.num_heads:
-            raise ValueError(
-                f"d_model={self.d_model} is not divisible by num_heads={self.num_heads}"
-            )
-        check_range("dropout", self.dropout, 0, 1, high_open=True)
-        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
+        self.check_positive("num_channels", "d_model", "num_layers", "num_heads", "d_ff",
+                            "num_classes")  # fmt: skip
+        self.check_attention("d_model")
         check_choice("activation", self.activation, ["gelu", "relu"])
         check_bool("qkv_bias", self.qkv_bias)
 

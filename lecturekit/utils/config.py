@@ -13,6 +13,11 @@ Public API::
     MyConfig.from_dict(d)        # the inverse (lists back to tuples); unknown keys -> ValueError
     config.replace(**changes)    # a copy with some fields changed
 
+    # in a subclass's __post_init__, the checks every attention model shares:
+    self.check_positive("vocab_size", "d_model", ...)   # each field an int > 0
+    self.check_attention("d_model")   # width divisible by num_heads, dropout in [0, 1),
+                                      # layer_norm_eps > 0
+
 Unknown field names (in ``tiny``, ``from_dict`` or ``replace``) raise a ValueError that lists
 the valid ones.
 """
@@ -22,6 +27,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from typing import ClassVar, TypeVar
+
+from lecturekit.utils.checks import check_positive_int, check_range
 
 __all__ = ["ModelConfig"]
 
@@ -81,3 +88,18 @@ class ModelConfig:
         self._check_no_positional(args, f"{type(self).__name__}.replace")
         self._check_fields(changes, f"{type(self).__name__}.replace")
         return dataclasses.replace(self, **changes)
+
+    def check_positive(self, *names: str) -> None:
+        """Raise ValueError unless each named field is an int > 0 (for ``__post_init__``)."""
+        for name in names:
+            check_positive_int(name, getattr(self, name))
+
+    def check_attention(self, width: str) -> None:
+        """The fields every attention model has (for ``__post_init__``): ``width`` divisible by
+        ``num_heads``, ``dropout`` in [0, 1), ``layer_norm_eps`` > 0. Sizes checked first."""
+        self.check_positive(width, "num_heads")
+        d, h = getattr(self, width), self.num_heads
+        if d % h:
+            raise ValueError(f"{width}={d} is not divisible by num_heads={h}")
+        check_range("dropout", self.dropout, 0, 1, high_open=True)
+        check_range("layer_norm_eps", self.layer_norm_eps, 0, low_open=True)
