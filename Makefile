@@ -43,7 +43,7 @@ lab: $(STAMP)
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
-	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks $(PYTEST_ARGS)
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks solutions $(PYTEST_ARGS)
 
 LATEST_VENV ?= .venv-latest
 test-latest:

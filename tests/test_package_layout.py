@@ -22,9 +22,9 @@ PACKAGE = ROOT / "lecturekit"
 
 # role -> rank: a module may import modules of its own role or of a lower rank, never higher
 RANKS = {"utils": 0, "blocks": 1, "models": 2, "efficient": 3, "experiments": 4, "shipped": 5,
-         "viz": 6, "figures": 7, "tools": 8}  # fmt: skip
+         "viz": 6, "figures": 7, "exercises": 7, "tools": 8}  # fmt: skip
 SUBPACKAGES = {"datasets", "models", "efficient", "experiments", "shipped", "utils", "viz",
-               "figures"}  # fmt: skip
+               "figures", "exercises"}  # fmt: skip
 BUILDING_BLOCKS = {"attention", "masking", "positional", "layers", "kv_cache", "patches",
                    "decoding", "training", "tokenization", "bpe"}  # fmt: skip
 # top-level modules that are commands over the whole package (``python -m lecturekit.verify``):

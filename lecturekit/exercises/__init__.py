@@ -1,0 +1,53 @@
+"""Exercises that check an answer without showing it: ``check(id, answer)`` and ``hint(id)``.
+
+Public API::
+
+    from lecturekit.exercises import check, hint
+    answer = None                      # the student's answer
+    check("03.2", answer)              # "not attempted yet" / "correct: ..." / "not yet: ..."
+    hint("03.2")                       # the next hint, one more each call
+    check("01.3", answer, hyps=ex3_hyps, refs=ex3_refs)   # a checker given the cell's objects
+    progress("03")                     # the lecture's exercises with ✓ / ✗ / ·
+    solved("03")                       # a Verdict for claim(): every exercise correct here
+
+Expected values are stored as salted hashes or computed by a checker (``core``); the worked
+solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each lecture's
+exercises are registered by its module (``lecture_01`` ... ``lecture_12``) on import.
+Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli``).
+"""
+
+from lecturekit.exercises import (  # noqa: F401  (importing registers the exercises)
+    lecture_01,
+    lecture_02,
+    lecture_03,
+    lecture_04,
+    lecture_05,
+    lecture_06,
+    lecture_07,
+    lecture_08a,
+    lecture_08b,
+    lecture_09,
+    lecture_10,
+    lecture_11,
+    lecture_12,
+)
+from lecturekit.exercises.core import (
+    Exercise,
+    Expected,
+    NotYet,
+    answer_hashes,
+    check,
+    exercise_ids,
+    get,
+    hint,
+    lecture_notebook,
+    lectures,
+    progress,
+    reset,
+    solved,
+    status,
+)
+
+__all__ = ["Exercise", "Expected", "NotYet", "answer_hashes", "check", "exercise_ids", "get",
+           "hint", "lecture_notebook", "lectures", "progress", "reset", "solved",
+           "status"]  # fmt: skip

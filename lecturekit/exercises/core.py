@@ -1,0 +1,425 @@
+"""The exercise registry and the student's two functions, ``check`` and ``hint``.
+
+Every exercise of every lecture is registered here (by ``lecturekit.exercises.lecture_NN``)
+under an id ``"NN.k"`` (lecture, number), with its hints and one of two ways to judge an answer:
+
+* a **stored expected value**, kept only as salted hashes (``Expected``): the answer is put in a
+  canonical form (``canonical``: whole numbers as they are, floats rounded to a stated number
+  of decimals, text lower-cased with its spacing collapsed, word lists in order, sets sorted)
+  and its hash compared. The notebook never holds the value, and neither does this package's
+  source; the solutions notebooks (``solutions/``) work it out. (A salted hash hides an answer
+  from reading, not from a brute-force search over small integers: it keeps honest students
+  honest, which is all it is for.)
+* a **checker** that computes the truth itself, from lecturekit or from the student's own
+  objects passed to ``check`` as keywords, and returns the message to print on success or
+  raises ``NotYet`` with what is wrong (never the expected value). Exercises where the student
+  writes code are judged this way: the checker runs the student's function on several inputs
+  and compares it with lecturekit's.
+
+A float answer is accepted when it, or it plus or minus half a unit of the last decimal, rounds
+to the expected value's rounding at ``precision`` decimals: an answer within one unit of the
+last decimal passes (the expected 0.8808 accepts 0.88071 to 0.88089), so rounding the answer
+differently never fails it.
+
+``check`` and ``hint`` talk to the student (they print; library code otherwise never does).
+
+Lecture: every notebook's exercises.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import inspect
+import math
+import numbers
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import torch
+
+from lecturekit.utils.checks import check_choice, check_non_negative_int, check_str, did_you_mean
+from lecturekit.utils.claims import Verdict
+
+__all__ = ["KINDS", "Exercise", "Expected", "NotYet", "answer_hashes", "canonical", "check",
+           "exercise", "exercise_ids", "get", "hint", "lecture_notebook", "lectures", "progress",
+           "register", "register_lecture", "reset", "run_student", "solved", "status"]  # fmt: skip
+
+SALT = "lecturekit/exercises/v1"
+KINDS = ("int", "float", "floats", "text", "words", "set")
+NOT_ATTEMPTED, NOT_YET, CORRECT = "not attempted", "not yet", "correct"
+
+
+class NotYet(Exception):
+    """Raised by a checker: the answer is not right yet. The message says what is wrong without
+    giving the expected answer away."""
+
+
+class _NotAttempted(NotYet):
+    """The student's function still raises NotImplementedError: the exercise's starting stub."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A stored expected answer: its kind, its salted hashes and, for floats, the decimals.
+
+    ``hashes`` holds alternatives (any one matches), except for ``kind="floats"``, where it
+    holds one hash per element, in order.
+    """
+
+    kind: str
+    hashes: tuple[str, ...]
+    precision: int = 0
+
+    def __post_init__(self):
+        check_choice("kind", self.kind, KINDS)
+        check_non_negative_int("precision", self.precision)
+        if not self.hashes:
+            raise ValueError("hashes must hold at least one hash, got none")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: ``id`` ("NN.k"), a short ``title``, ``hints`` (revealed one at a time) and
+    either ``expected`` (hashed) or ``checker(answer, **context) -> message``. ``correct`` is
+    the message printed for a right hashed answer (``{answer}`` is replaced by the answer)."""
+
+    id: str
+    title: str
+    hints: tuple[str, ...]
+    expected: Expected | None = None
+    checker: Callable[..., str] | None = None
+    correct: str = "{answer}"
+    context: tuple[str, ...] = field(default=(), init=False)
+
+    def __post_init__(self):
+        _check_id(self.id)
+        check_str("title", self.title)
+        if not self.hints or not all(isinstance(h, str) and h.strip() for h in self.hints):
+            raise ValueError(f"exercise {self.id}: hints must be one or more non-empty strings")
+        if (self.expected is None) == (self.checker is None):
+            raise ValueError(f"exercise {self.id}: give exactly one of expected= or checker=")
+        if self.checker is not None:
+            params = inspect.signature(self.checker).parameters.values()
+            needed = tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
+            object.__setattr__(self, "context", needed)
+
+    @property
+    def lecture(self) -> str:
+        return self.id.split(".")[0]
+
+
+_REGISTRY: dict[str, Exercise] = {}
+_NOTEBOOKS: dict[str, str] = {}  # lecture -> notebook stem, e.g. "03" -> "03_self_attention"
+_STATUS: dict[str, str] = {}
+_HINTS_SHOWN: dict[str, int] = {}
+
+
+def _check_id(exercise_id: object) -> str:
+    check_str("exercise_id", exercise_id)
+    lecture, _, number = exercise_id.partition(".")
+    if not (len(lecture) in (2, 3) and lecture[:2].isdigit() and number.isdigit()):
+        raise ValueError(
+            f"exercise_id must look like '03.2' (lecture, then the exercise's number), "
+            f"got {exercise_id!r}"
+        )
+    return exercise_id
+
+
+def register_lecture(lecture: str, notebook: str) -> None:
+    """Name the notebook (file stem, e.g. "03_self_attention") of a lecture's exercises; its
+    worked solutions are in ``solutions/<notebook>.ipynb``."""
+    check_str("lecture", lecture)
+    check_str("notebook", notebook)
+    _NOTEBOOKS[lecture] = notebook
+
+
+def register(ex: Exercise) -> Exercise:
+    """Add an exercise to the registry (its lecture registered first); returns it."""
+    if not isinstance(ex, Exercise):
+        raise ValueError(f"ex must be an Exercise, got {type(ex).__name__}")
+    if ex.lecture not in _NOTEBOOKS:
+        raise ValueError(f"exercise {ex.id}: register_lecture({ex.lecture!r}, ...) first")
+    if ex.id in _REGISTRY:
+        raise ValueError(f"exercise {ex.id} is registered twice")
+    _REGISTRY[ex.id] = ex
+    return ex
+
+
+def exercise(
+    exercise_id: str, title: str, hints: Iterable[str]
+) -> Callable[[Callable[..., str]], Callable[..., str]]:
+    """Decorator: register the function as the checker of a new exercise."""
+
+    def wrap(checker: Callable[..., str]) -> Callable[..., str]:
+        register(Exercise(exercise_id, title, tuple(hints), checker=checker))
+        return checker
+
+    return wrap
+
+
+def lectures() -> list[str]:
+    """The lectures that have exercises, in course order ("01", ..., "08a", "08b", ...)."""
+    return sorted(_NOTEBOOKS)
+
+
+def lecture_notebook(lecture: str) -> str:
+    """The notebook stem of a lecture ("03" -> "03_self_attention")."""
+    if lecture not in _NOTEBOOKS:
+        close = did_you_mean(lecture, _NOTEBOOKS)
+        raise ValueError(f"lecture must be one of {lectures()}, got {lecture!r}{close}")
+    return _NOTEBOOKS[lecture]
+
+
+def exercise_ids(lecture: str | None = None) -> list[str]:
+    """Every registered exercise id (of one lecture, if given), in course order."""
+    if lecture is not None:
+        lecture_notebook(lecture)
+    ids = [i for i in _REGISTRY if lecture is None or _REGISTRY[i].lecture == lecture]
+    return sorted(ids, key=lambda i: (i.split(".")[0], int(i.split(".")[1])))
+
+
+def get(exercise_id: object) -> Exercise:
+    """The registered exercise ``exercise_id`` (ValueError naming the close ids if unknown)."""
+    _check_id(exercise_id)
+    if exercise_id not in _REGISTRY:
+        lecture = exercise_id.split(".")[0]
+        known = (f"lecture {lecture}'s are {exercise_ids(lecture)}" if lecture in _NOTEBOOKS
+                 else f"the lectures with exercises are {lectures()}")  # fmt: skip
+        raise ValueError(
+            f"exercise_id {exercise_id!r} is not an exercise; {known}"
+            f"{did_you_mean(exercise_id, _REGISTRY)}"
+        )
+    return _REGISTRY[exercise_id]
+
+
+# ---------------------------------------------------------------------------------------------
+# canonical forms and hashes
+
+
+def _number(value: object) -> float:
+    if isinstance(value, torch.Tensor):
+        if value.numel() != 1:
+            raise NotYet(f"expected one number, got a tensor of shape {tuple(value.shape)}")
+        value = value.item()
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars
+        with contextlib.suppress(TypeError, ValueError):
+            value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise NotYet(f"expected a number, got {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise NotYet(f"expected a finite number, got {value}")
+    return value
+
+
+def _round(value: float, precision: int) -> str:
+    text = f"{round(value, precision):.{precision}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.00"
+
+
+def _float_forms(value: float, precision: int) -> list[str]:
+    half = 0.5 * 10.0**-precision
+    return list(dict.fromkeys(_round(value + d, precision) for d in (0.0, -half, half)))
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise NotYet(f"expected a string, got {type(value).__name__}")
+    text = " ".join(value.lower().split()).strip(" .\"'`")
+    if not text:
+        raise NotYet("the answer is an empty string")
+    return text
+
+
+def _items(value: object) -> list[object]:
+    if isinstance(value, torch.Tensor):
+        return value.flatten().tolist()
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise NotYet(f"expected a list, got {type(value).__name__}")
+    return list(value)
+
+
+def canonical(kind: str, value: object, precision: int = 0) -> list[list[str]]:
+    """The canonical forms of an answer: one list of candidate forms per compared part (one
+    part, except for ``floats``: one per element). Raises NotYet when the answer cannot be of
+    this kind (a string where a number is wanted, ...)."""
+    check_choice("kind", kind, KINDS)
+    if kind == "int":
+        number = _number(value)
+        if number != int(number):
+            raise NotYet(f"expected a whole number, got {number:g}")
+        return [[str(int(number))]]
+    if kind == "float":
+        return [_float_forms(_number(value), precision)]
+    if kind == "floats":
+        return [_float_forms(_number(v), precision) for v in _items(value)]
+    if kind == "text":
+        return [[_text(value)]]
+    if kind == "words":
+        words = value.split() if isinstance(value, str) else _items(value)
+        return [[" ".join(_text(w) for w in words)]]
+    items = _items(value)  # set: order and repeats do not matter
+    forms = sorted({_text(v) if isinstance(v, str) else str(int(_number(v))) for v in items})
+    return [["|".join(forms)]]
+
+
+def _hash(exercise_id: str, kind: str, part: int, form: str) -> str:
+    text = f"{SALT}|{exercise_id}|{kind}|{part}|{form}"
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def answer_hashes(
+    exercise_id: str, kind: str, value: object, precision: int = 0
+) -> tuple[str, ...]:
+    """The hashes to store in ``Expected`` for the answer ``value`` (for the people writing
+    exercises: ``python -m lecturekit.exercises hash 03.3 int 256``). For ``floats``, one hash
+    per element; otherwise one (call again for each accepted alternative)."""
+    _check_id(exercise_id)
+    check_non_negative_int("precision", precision)
+    try:
+        parts = canonical(kind, value, precision)
+    except NotYet as err:
+        raise ValueError(f"value cannot be a {kind} answer: {err}") from None
+    return tuple(_hash(exercise_id, kind, i, forms[0]) for i, forms in enumerate(parts))
+
+
+def _judge_expected(ex: Exercise, answer: object) -> str:
+    exp = ex.expected
+    parts = canonical(exp.kind, answer, exp.precision)
+    if exp.kind == "floats":
+        if len(parts) != len(exp.hashes):
+            raise NotYet(f"expected {len(exp.hashes)} numbers, got {len(parts)}")
+        wrong = [
+            i for i, forms in enumerate(parts)
+            if not any(_hash(ex.id, exp.kind, i, f) == exp.hashes[i] for f in forms)
+        ]  # fmt: skip
+        if wrong:
+            which = ", ".join(str(i + 1) for i in wrong)
+            raise NotYet(
+                f"number {which} of {len(parts)} is not right (to {exp.precision} decimals)"
+            )
+    elif not any(_hash(ex.id, exp.kind, 0, f) in exp.hashes for f in parts[0]):
+        what = f" (compared to {exp.precision} decimals)" if exp.kind == "float" else ""
+        raise NotYet(f"that is not the expected answer{what}")
+    shown = answer
+    if exp.kind in ("float", "floats"):
+        nums = [_number(v) for v in (_items(answer) if exp.kind == "floats" else [answer])]
+        text = ", ".join(f"{v:.{exp.precision}f}" for v in nums)
+        shown = text if exp.kind == "float" else f"({text})"
+    return ex.correct.format(answer=shown)
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers for checkers
+
+
+def run_student(fn: object, *args: object, what: str = "your function", **kwargs: object) -> object:
+    """Call the student's ``fn``; any exception it raises becomes NotYet naming ``what`` (a
+    ``NotImplementedError``, the exercise's starting stub, counts as not attempted yet)."""
+    if not callable(fn):
+        raise NotYet(f"expected a function (def ...), got {type(fn).__name__}")
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise _NotAttempted("still the stub") from None
+    except Exception as err:  # the student's code: report it, do not crash the check
+        raise NotYet(f"{what} raised {type(err).__name__}: {err}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# the student's functions
+
+
+def _hint_line(ex: Exercise) -> str:
+    shown, total = _HINTS_SHOWN.get(ex.id, 0), len(ex.hints)
+    if shown < total:
+        return f'   hint("{ex.id}") shows hint {shown + 1} of {total}.'
+    return f"   worked solution: solutions/{lecture_notebook(ex.lecture)}.ipynb"
+
+
+def check(exercise_id: str, answer: object, **context: object) -> None:
+    """Check an answer to exercise ``exercise_id`` and say how it went (never the answer).
+
+    Args:
+        exercise_id: "NN.k", as in the notebook ("03.2").
+        answer: the student's answer (``None``: not attempted yet).
+        **context: the objects the exercise is about, when its checker needs them (the
+            notebook's check cell passes them; a missing one raises ValueError naming it).
+
+    Prints one of "not attempted yet", "correct: ..." or "not yet: <what is wrong>" (with the
+    first hint, the first time). Returns None; ``status(exercise_id)`` tells the outcome.
+    """
+    ex = get(exercise_id)
+    missing = [name for name in ex.context if name not in context]
+    unknown = [name for name in context if name not in ex.context]
+    if missing or unknown:
+        wanted = ", ".join(f"{n}=..." for n in ex.context) or "no keyword arguments"
+        raise ValueError(
+            f"check({exercise_id!r}, answer, ...) takes {wanted}; got "
+            f"{', '.join(context) or 'none'} (the exercise's cell defines them)"
+        )
+    not_attempted = f"{ex.id} {ex.title}: not attempted yet (write your answer, run the cell again)"
+    if answer is None or answer is Ellipsis:
+        _STATUS.setdefault(ex.id, NOT_ATTEMPTED)
+        print(not_attempted)
+        return
+    try:
+        if ex.checker is not None:
+            message = ex.checker(answer, **context)
+        else:
+            message = _judge_expected(ex, answer)
+    except _NotAttempted:
+        _STATUS.setdefault(ex.id, NOT_ATTEMPTED)
+        print(not_attempted)
+        return
+    except NotYet as err:
+        _STATUS[ex.id] = NOT_YET
+        print(f"{ex.id} {ex.title}: not yet: {err}")
+        if _HINTS_SHOWN.get(ex.id, 0) == 0:
+            hint(ex.id)
+        else:
+            print(_hint_line(ex))
+        return
+    _STATUS[ex.id] = CORRECT
+    print(f"{ex.id} {ex.title}: correct: {message}")
+
+
+def hint(exercise_id: str) -> None:
+    """Print the next hint of an exercise (one more each call; then where the worked solution
+    is)."""
+    ex = get(exercise_id)
+    shown = _HINTS_SHOWN.get(ex.id, 0)
+    if shown >= len(ex.hints):
+        print(f"{ex.id}: no more hints; the worked solution is in "
+              f"solutions/{lecture_notebook(ex.lecture)}.ipynb")  # fmt: skip
+        return
+    _HINTS_SHOWN[ex.id] = shown + 1
+    print(f"{ex.id} hint {shown + 1} of {len(ex.hints)}: {ex.hints[shown]}")
+
+
+def status(exercise_id: str) -> str:
+    """The last check of this exercise here: "not attempted", "not yet" or "correct"."""
+    return _STATUS.get(get(exercise_id).id, NOT_ATTEMPTED)
+
+
+def progress(lecture: str) -> dict[str, str]:
+    """Print a lecture's exercises with their status (✓ correct, · not attempted, ✗ not yet);
+    return id -> status."""
+    marks = {CORRECT: "✓", NOT_YET: "✗", NOT_ATTEMPTED: "·"}
+    result = {i: status(i) for i in exercise_ids(lecture)}
+    for i, state in result.items():
+        print(f"{marks[state]} {i} {_REGISTRY[i].title}: {state}")
+    return result
+
+
+def solved(lecture: str) -> Verdict:
+    """Whether every exercise of the lecture was checked correct here (for ``claim``)."""
+    left = [i for i in exercise_ids(lecture) if status(i) != CORRECT]
+    return Verdict(not left, f"not correct yet: {', '.join(left)}" if left else "")
+
+
+def reset() -> None:
+    """Forget every status and revealed hint (a fresh start; tests use it)."""
+    _STATUS.clear()
+    _HINTS_SHOWN.clear()
