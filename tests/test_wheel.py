@@ -134,7 +134,7 @@ def _check_wheel(wheel: Path, src: Path) -> None:
         missing = _source_files(src) - names
         assert not missing, f"the wheel lacks files of lecturekit/: {sorted(missing)}"
         manifest = _manifest(src / "data")
-        assert len(manifest) >= 9, f"data/MANIFEST lists {len(manifest)} files"
+        assert len(manifest) >= 10, f"data/MANIFEST lists {len(manifest)} files"
         assert f"{DATA_PACKAGE}/MANIFEST" in names, f"the wheel has no {DATA_PACKAGE}/MANIFEST"
         assert zf.read(f"{DATA_PACKAGE}/MANIFEST") == (src / "data" / "MANIFEST").read_bytes()
         for file, digest in manifest.items():

@@ -3,6 +3,7 @@
 Public API::
 
     config = Seq2SeqConfig.tiny(attention="dot")    # the lecture's sizes; attention=None: none
+    config = Seq2SeqConfig.tiny(attention="dot", attention_query="previous")  # Bahdanau's s_{t-1}
     model = Seq2Seq(config)
     logits, weights = model(src, src_len, tgt_in)   # (B, T, V), (B, T, S) or None (bottleneck)
     #   src (B, S), tgt_in (B, T): integer ids (any integer dtype); src_len (B,) in 1..S
@@ -10,6 +11,7 @@ Public API::
     Encoder(vocab_size, emb_dim, hidden_dim)(src, src_len) -> states (B, S, H), final (B, H)
     BottleneckDecoder(...)(tgt_in, states, final, src_mask) -> logits, None
     AttentionDecoder(..., score="additive")(tgt_in, states, final, src_mask) -> logits, weights
+    BahdanauDecoder(..., score="additive")(tgt_in, states, final, src_mask) -> logits, weights
 
 The encoder is a bidirectional GRU with H/2 units per direction, so its states h_i have the
 decoder's width H and every scoring function (dot included) compares them directly; its final
@@ -19,6 +21,19 @@ the source only through that one vector. The *attention* decoder (Luong et al. 2
 attention without input feeding) also scores its state s_t against every encoder state h_i
 with any of the six scoring functions of lecturekit.attention, and predicts from
 tanh(W_c [c_t; s_t]) with the context c_t = sum_i a_ti h_i.
+
+Which decoder state asks the question is ``Seq2SeqConfig.attention_query``:
+
+- ``"current"`` (the default; ``AttentionDecoder``, Luong et al. 2015): the GRU steps first,
+  s_t = GRU(emb(y_{t-1}), s_{t-1}), then s_t is scored against every h_i. All T steps of the
+  GRU run at once under teacher forcing.
+- ``"previous"`` (``BahdanauDecoder``, Bahdanau et al. 2015 eq. 4-6; the CMU deck's
+  e_i(t) = g(h_i, s_{t-1}), w_i(t) = softmax_i e_i(t), c_t = sum_i w_i(t) h_i): the previous
+  state s_{t-1} is scored first (s_0 is the encoder's final vector through the bridge), and
+  the context enters the recurrence, s_t = GRU([emb(y_{t-1}); c_t], s_{t-1}). Each step needs
+  the one before, so the decoder loops over time. It predicts from tanh(W_c [c_t; s_t]) like
+  the Luong decoder, so the two differ only in the query (and in the GRU's input). The deck
+  writes c_t = (1/N) sum_i w_i(t) h_i; the weights already sum to 1, so there is no 1/N here.
 
 Lecture 01 (bottleneck); lecture 02 (scoring functions); Bahdanau et al. 2015; Luong et al. 2015.
 """
@@ -49,14 +64,27 @@ from lecturekit.utils.checks import (
 )
 from lecturekit.utils.config import ModelConfig
 
-__all__ = ["Seq2SeqConfig", "Encoder", "BottleneckDecoder", "AttentionDecoder", "Seq2Seq"]
+__all__ = [
+    "ATTENTION_QUERIES",
+    "Seq2SeqConfig",
+    "Encoder",
+    "BottleneckDecoder",
+    "AttentionDecoder",
+    "BahdanauDecoder",
+    "Seq2Seq",
+]
+
+# Seq2SeqConfig.attention_query: which decoder state scores the encoder states
+ATTENTION_QUERIES = ("current", "previous")  # s_t (Luong) or s_{t-1} (Bahdanau)
 
 
 @dataclass(frozen=True)
 class Seq2SeqConfig(ModelConfig):
     """Sizes of a Seq2Seq model. ``attention=None`` gives the bottleneck decoder; otherwise
     the name of a scoring function ("dot", "scaled_dot", "general", "additive", "cosine",
-    "location").
+    "location"). ``attention_query`` says which decoder state is the query: "current" (s_t,
+    Luong et al. 2015; ``AttentionDecoder``) or "previous" (s_{t-1}, Bahdanau et al. 2015 and
+    the CMU deck; ``BahdanauDecoder``).
 
     The defaults are the sizes of Bahdanau et al.'s RNNsearch (30,000-word vocabularies,
     620-dimensional embeddings, 1000 hidden units, additive attention; here the encoder's two
@@ -79,6 +107,8 @@ class Seq2SeqConfig(ModelConfig):
     pad_id: int = PAD  # the special tokens of both vocabularies: by default those of
     bos_id: int = BOS  # lecturekit.datasets.translation's vocabularies
     eos_id: int = EOS
+    attention_query: str = "current"  # one of ATTENTION_QUERIES; last, so that older
+    # positional Seq2SeqConfig(...) calls keep their meaning
 
     def __post_init__(self):
         self.check_positive("src_vocab_size", "tgt_vocab_size", "emb_dim", "hidden_dim",
@@ -90,6 +120,12 @@ class Seq2SeqConfig(ModelConfig):
         ):
             raise ValueError(
                 f"attention={self.attention!r} is not None or one of {sorted(SCORE_FUNCTIONS)}"
+            )
+        check_choice("attention_query", self.attention_query, ATTENTION_QUERIES)
+        if self.attention is None and self.attention_query != "current":
+            raise ValueError(
+                f"attention_query={self.attention_query!r} needs attention (a scoring function); "
+                "attention=None is the bottleneck decoder, which has no query"
             )
         for name in ("pad_id", "bos_id", "eos_id"):  # ids in both vocabularies
             check_index(name, getattr(self, name), min(self.src_vocab_size, self.tgt_vocab_size))
@@ -221,8 +257,76 @@ class AttentionDecoder(_Decoder):
         return self.out(h), weights, h_n[0]
 
 
+class BahdanauDecoder(_Decoder):
+    """GRU decoder that attends with its *previous* state s_{t-1} and feeds the context into
+    the recurrence (``Seq2SeqConfig.attention_query="previous"``).
+
+    For t = 1 .. T, from s_0 = the encoder's final vector (``h0``)::
+
+        e_ti = score(s_{t-1}, h_i)              a_t = softmax_i(e_t) (masked)
+        c_t  = sum_i a_ti h_i                   s_t = GRU([emb(y_{t-1}); c_t], s_{t-1})
+        logits_t = W_o tanh(W_c [c_t; s_t])
+
+    The weights of step t are computed before y_{t-1} is read, so they depend only on
+    y_1 .. y_{t-2} (and the source). Any of the six scores of lecturekit.attention applies.
+    The output layer is the Luong decoder's (``AttentionDecoder``), so the two decoders differ
+    in the query and in the GRU's input only; Bahdanau et al. predict through a maxout layer of
+    (s_t, y_{t-1}, c_t) instead.
+
+    Lecture 02; Bahdanau et al. 2015 eq. 4-6 (appendix A.1.2); the CMU deck's
+    e_i(t) = g(h_i, s_{t-1}), w_i(t) = exp(e_i(t)) / sum_j exp(e_j(t)), c_t = sum_i w_i(t) h_i.
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        emb_dim: int,
+        hidden_dim: int,
+        score: str = "additive",
+        max_src_len: int = 80,
+        pad_id: int = PAD,
+    ):
+        super().__init__()
+        _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
+        check_choice("score", score, sorted(SCORE_FUNCTIONS))
+        check_positive_int("max_src_len", max_src_len)
+        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+        self.rnn = nn.GRUCell(emb_dim + hidden_dim, hidden_dim)  # input [emb(y_{t-1}); c_t]
+        # queries s_{t-1} and keys h_i both have width hidden_dim: every score applies as is
+        self.score = make_score(
+            score, hidden_dim, hidden_dim, hidden_dim=hidden_dim, max_len=max_src_len
+        )
+        self.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c [c_t; s_t]
+        self.out = nn.Linear(hidden_dim, vocab_size)
+
+    def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """As forward, from hidden state h0 (B, H) = s_0; also returns the last state s_T
+        (B, H), from which a later call continues (greedy decoding runs one step per call)."""
+        embedded = self.embedding(tgt_in)  # (B, T) -> (B, T, E)
+        mask = src_mask[:, None, :]  # (B, S) -> (B, 1, S): one query per step
+        s = h0  # s_0 (B, H)
+        contexts, queries, weights = [], [], []
+        for t in range(tgt_in.shape[1]):
+            c, a = self.score.attend(s[:, None, :], states, states, mask)  # s_{t-1} (B, 1, H)
+            # c (B, 1, H) = c_t, a (B, 1, S) = a_t: the weights of step t, from s_{t-1}
+            s = self.rnn(torch.cat([embedded[:, t], c[:, 0]], dim=-1), s)  # (B, E+H) -> s_t (B, H)
+            contexts.append(c[:, 0])
+            queries.append(s)
+            weights.append(a)
+        if not queries:  # T = 0: nothing to predict
+            B, S, H = states.shape
+            empty = states.new_zeros(B, 0, H)
+            return self.out(empty), states.new_zeros(B, 0, S), h0
+        context = torch.stack(contexts, dim=1)  # T x (B, H) -> (B, T, H): c_1 .. c_T
+        s_all = torch.stack(queries, dim=1)  # T x (B, H) -> (B, T, H): s_1 .. s_T
+        h = torch.tanh(self.combine(torch.cat([context, s_all], dim=-1)))  # (B, T, 2H) -> (B, T, H)
+        return self.out(h), torch.cat(weights, dim=1), s  # T x (B, 1, S) -> (B, T, S)
+
+
 class Seq2Seq(nn.Module):
-    """Encoder + bottleneck or attention decoder, as set by ``config.attention``.
+    """Encoder + bottleneck or attention decoder, as set by ``config.attention``; the
+    attention decoder queries with s_t (``AttentionDecoder``) or, with
+    ``config.attention_query="previous"``, with s_{t-1} (``BahdanauDecoder``).
 
     Lecture 01.
     """
@@ -237,7 +341,8 @@ class Seq2Seq(nn.Module):
                 c.tgt_vocab_size, c.emb_dim, c.hidden_dim, c.pad_id
             )
         else:
-            self.decoder = AttentionDecoder(
+            decoder = AttentionDecoder if c.attention_query == "current" else BahdanauDecoder
+            self.decoder = decoder(
                 c.tgt_vocab_size, c.emb_dim, c.hidden_dim, c.attention, c.max_src_len, c.pad_id
             )
 

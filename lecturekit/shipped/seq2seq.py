@@ -1,17 +1,22 @@
 """The shipped translation models of lectures 01, 02 and 07: train, save, regenerate.
 
-Four RNN encoder-decoders (``Seq2SeqConfig.tiny()``) trained on the toy task's 20,000 pairs
+Five RNN encoder-decoders (``Seq2SeqConfig.tiny()``) trained on the toy task's 20,000 pairs
 (``lecturekit.datasets.translation.default_data()``) with one budget (``TRAINING``):
 ``seq2seq_none`` (no attention: the bottleneck) and ``seq2seq_dot``, ``seq2seq_general``,
-``seq2seq_additive`` (attention with three scoring functions).
+``seq2seq_additive`` (attention with three scoring functions, queried with the current state
+s_t as in Luong et al.), and ``seq2seq_bahdanau`` (the dot score queried with the previous
+state s_{t-1} as in Bahdanau et al.: ``attention_query="previous"``; compare it with
+``seq2seq_dot``).
 
 Public API::
 
     MODELS                                              # shipped name -> attention score
+    QUERIES                                             # shipped name -> attention_query
     TRAINING                                            # the shipped models' budget
     model = load_shipped("seq2seq_dot")                 # lecturekit.shipped (hash-checked)
     model, history = train_seq2seq(attention="additive", data=None, epochs=..., seed=0,
-                                   device="cpu")    # cuda / mps: trained there, returned on CPU
+                                   device="cpu",    # cuda / mps: trained there, returned on CPU
+                                   attention_query="current")   # or "previous" (Bahdanau)
     loss = seq2seq_loss(model, batch)                   # token cross-entropy (padding ignored)
 
 Evaluation (``translate``, ``exact_match``) is in ``lecturekit.experiments.translation``.
@@ -48,10 +53,13 @@ from lecturekit.utils.checks import (
     check_seed,
 )
 
-__all__ = ["MODELS", "TRAINING", "RECIPE", "seq2seq_loss", "train_seq2seq", "main"]
+__all__ = ["MODELS", "QUERIES", "TRAINING", "RECIPE", "seq2seq_loss", "train_seq2seq", "main"]
 
 MODELS = {"seq2seq_none": None, "seq2seq_additive": "additive", "seq2seq_general": "general",
-          "seq2seq_dot": "dot"}  # fmt: skip
+          "seq2seq_dot": "dot", "seq2seq_bahdanau": "dot"}  # fmt: skip
+# Seq2SeqConfig.attention_query of each shipped model: s_t ("current", Luong) or s_{t-1}
+# ("previous", Bahdanau); seq2seq_bahdanau differs from seq2seq_dot in this alone
+QUERIES = {name: "current" for name in MODELS} | {"seq2seq_bahdanau": "previous"}
 TRAINING = {"epochs": 10, "batch_size": 64, "lr": 2e-3, "lr_decay": 0.75, "seed": 0}
 # what a checkpoint records besides TRAINING
 RECIPE = {"data": "lecturekit.datasets.translation.default_data()", "optimizer": "Adam",
@@ -90,9 +98,12 @@ def train_seq2seq(
     progress: bool = True,
     eval_pairs: Sequence[Pair] | None = None,
     device: torch.device | str = "cpu",
+    attention_query: str = "current",
 ) -> tuple[Seq2Seq, History]:
-    """Train ``Seq2SeqConfig.tiny(attention=...)`` (None or "none": the bottleneck) on
-    ``data.train`` with ``lecturekit.training.fit`` (Adam, per-epoch decay, clipping at 1).
+    """Train ``Seq2SeqConfig.tiny(attention=..., attention_query=...)`` (attention None or
+    "none": the bottleneck) on ``data.train`` with ``lecturekit.training.fit`` (Adam,
+    per-epoch decay, clipping at 1). ``attention_query``: "current" (s_t, Luong) or
+    "previous" (s_{t-1}, Bahdanau), with attention only.
 
     ``history.eval`` holds exact match on ``eval_pairs`` (default: the validation split) after
     each epoch. ``device``: where the optimizer steps run (cpu, cuda, cuda:N, mps); the
@@ -112,13 +123,16 @@ def train_seq2seq(
     if eval_pairs is not None:
         _check_pairs("eval_pairs", eval_pairs)
     check_device("device", device)
-    data = data or default_data()
     attention = None if attention in (None, "none") else attention
+    Seq2SeqConfig.tiny(attention=attention, attention_query=attention_query)  # checks the pair
+    data = data or default_data()
     torch.manual_seed(seed)
     vocab_sizes = {"src_vocab_size": len(data.src_vocab), "tgt_vocab_size": len(data.tgt_vocab)}
-    config = Seq2SeqConfig.tiny(**vocab_sizes, attention=attention)
+    config = Seq2SeqConfig.tiny(**vocab_sizes, attention=attention, attention_query=attention_query)
     model = Seq2Seq(config)
     eval_pairs = data.valid if eval_pairs is None else eval_pairs
+
+    query = ", query s_(t-1)" if attention_query == "previous" else ""
 
     def make_batches(epoch: int, generator: torch.Generator):
         return batches(data.train, data.src_vocab, data.tgt_vocab, batch_size, generator)
@@ -134,7 +148,7 @@ def train_seq2seq(
         seed=seed,
         eval_fn=lambda m: exact_match(m, eval_pairs, data).float().mean().item(),
         progress=progress,
-        desc=f"seq2seq ({attention or 'no attention'})",
+        desc=f"seq2seq ({attention or 'no attention'}{query})",
         device=device,
     )
     return model, history
@@ -148,8 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     data = default_data()
     long_test = [p for p in data.test if len(p.src) >= 30]
     for name in args.models:
-        model, history = train_seq2seq(MODELS[name], data, epochs=args.epochs,
-                                       device=args.device)  # fmt: skip
+        model, history = train_seq2seq(MODELS[name], data, epochs=args.epochs, device=args.device,
+                                       attention_query=QUERIES[name])  # fmt: skip
         em_long = exact_match(model, long_test, data).float().mean().item()
         em_all = exact_match(model, data.test, data).float().mean().item()
         recipe = {**RECIPE, **TRAINING, "epochs": args.epochs}

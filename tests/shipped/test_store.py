@@ -85,7 +85,7 @@ def test_training_commands_default_to_data_only_in_a_clone(monkeypatch, capsys, 
 def test_every_shipped_model_has_a_module_that_regenerates_it():
     regenerated = {*seq2seq.MODELS, transformer.NAME, *bert.MODELS, *vit.MODELS}
     assert set(SHIPPED) == regenerated
-    assert len(SHIPPED) == 9
+    assert len(SHIPPED) == 10
     assert all(f"{name}.safetensors" in read_manifest(DATA_DIR) for name in SHIPPED)
 
 
