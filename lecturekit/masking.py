@@ -15,6 +15,7 @@ Public API::
     additive_mask(mask)                     # bool -> float M of 0 / -inf
     masked_softmax(scores, mask=None)       # softmax(scores + M), fully masked rows -> 0
     check_mask(mask, scores_shape, name="mask")  # bool, broadcastable, else ValueError
+    past_unchanged(fn, x, other)            # (T,) bool: outputs at 0..t kept when x[t+1:] changes
 
 Fully masked rows (a query that may attend to nothing, e.g. a length-0 sequence) have no
 defined softmax (every entry is ``exp(-inf) / 0``). lecturekit defines their weights as all
@@ -43,11 +44,11 @@ Lecture 06 (masking); Vaswani et al. 2017, section 3.2.3.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
-from lecturekit.utils.checks import check_positive_int, check_tensor, shape_of
+from lecturekit.utils.checks import check_callable, check_positive_int, check_tensor, shape_of
 
 __all__ = [
     "causal_mask",
@@ -58,6 +59,7 @@ __all__ = [
     "additive_mask",
     "masked_softmax",
     "check_mask",
+    "past_unchanged",
 ]
 
 
@@ -261,3 +263,47 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
     empty = ~mask.any(dim=-1, keepdim=True)
     weights = torch.softmax(scores.masked_fill(empty, 0.0), dim=-1)
     return weights.masked_fill(empty, 0.0)
+
+
+def past_unchanged(
+    fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, other: torch.Tensor
+) -> torch.Tensor:
+    """The perturbation test of causality: for every cut t, replace the inputs after t by
+    ``other``'s and see whether the outputs at positions 0..t stay bit-for-bit the same.
+
+    Args:
+        fn: the model under test, (B, T, ...) -> (B, T, ...), position along dimension 1 (e.g.
+            token ids (B, T) -> states (B, T, D)); run without gradients.
+        x: (B, T, ...) the input, T >= 1.
+        other: the replacement inputs, same shape and dtype as ``x``.
+
+    Returns:
+        (T,) bool: entry t is True when fn's outputs at positions 0..t are identical
+        (``torch.equal``) after positions t+1..T-1 of x were replaced by other's. A causal fn
+        gives all True; where a later input reaches back, the entry is False. (At t = T-1
+        nothing is replaced, so that entry is True for any deterministic fn.)
+
+    Lecture 06 (proof by perturbation: the future cannot leak into the past; Vaswani et al.
+    section 3.2.3).
+    """
+    check_callable("fn", fn)
+    check_tensor("x", x, min_ndim=2, wanted="(B, T, ...)", nonempty=True)
+    if not isinstance(other, torch.Tensor) or other.shape != x.shape or other.dtype != x.dtype:
+        raise ValueError(
+            f"other must be a tensor of x's shape {tuple(x.shape)} and dtype {x.dtype}, got "
+            f"{shape_of(other)}" + (f" {other.dtype}" if isinstance(other, torch.Tensor) else "")
+        )
+    T = x.shape[1]
+    with torch.no_grad():
+        reference = fn(x)
+        if not isinstance(reference, torch.Tensor) or reference.ndim < 2 or reference.shape[1] != T:
+            raise ValueError(
+                f"fn must return a tensor (B, T={T}, ...) with positions along dimension 1, "
+                f"got {shape_of(reference)}"
+            )
+        unchanged = []
+        for t in range(T):
+            mixed = torch.cat([x[:, : t + 1], other[:, t + 1 :]], dim=1)  # x up to t, then other
+            out = fn(mixed)
+            unchanged.append(torch.equal(out[:, : t + 1], reference[:, : t + 1]))
+    return torch.tensor(unchanged)

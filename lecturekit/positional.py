@@ -4,6 +4,7 @@ Public API::
 
     P = sinusoidal_encoding(max_len, d_model)   # (max_len, d_model); even dims sin, odd dims cos
     M = shift_matrix(k, d_model)                # (d_model, d_model) with P[t + k] = M @ P[t]
+    shift_residual(k, max_len, d_model)         # max |M_k P[t] - P[t + k]| over every t (~1e-15)
     SinusoidalPositionalEncoding(d_model, max_len=5000)(x)   # x (B, T, D) -> x + P[:T]
     LearnedPositionalEmbedding(max_len, d_model)(x)          # x (B, T, D) -> x + E[:T]
 
@@ -35,6 +36,7 @@ __all__ = [
     "sinusoidal_encoding",
     "frequencies",
     "shift_matrix",
+    "shift_residual",
     "SinusoidalPositionalEncoding",
     "LearnedPositionalEmbedding",
 ]
@@ -113,6 +115,35 @@ def shift_matrix(k: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
     c, s = torch.cos(w * k), torch.sin(w * k)
     blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)  # (D/2, 2, 2)
     return torch.block_diag(*blocks)
+
+
+def shift_residual(k: int, max_len: int, d_model: int, base: float = 10000.0) -> float:
+    """How far the shift property PE[t + k] = M_k PE[t] is from holding in a table of
+    ``max_len`` rows: the largest entry of |M_k PE[t] - PE[t + k]| over every t with t and
+    t + k in 0..max_len-1, in float64 (rounding error only, ~1e-15, when the property holds).
+
+    Args:
+        k: the offset (any integer with |k| < max_len; negative shifts backwards).
+        max_len: rows of the table (> 0).
+        d_model: width (> 0, even).
+        base: the wavelength scale (the paper's 10000).
+
+    Returns:
+        the largest absolute difference, a float.
+
+    Lecture 05; Vaswani et al. 2017 section 3.5.
+    """
+    _check_sizes(max_len, d_model)
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise ValueError(f"k must be an integer offset, got {k!r}")
+    if abs(k) >= max_len:
+        raise ValueError(
+            f"|k| must be < max_len={max_len} (no t has t and t + k in the table), got k={k}"
+        )
+    P = sinusoidal_encoding(max_len, d_model, base, dtype=torch.float64)  # (T, D)
+    t = torch.arange(max(0, -k), max_len - max(0, k))  # every t with t + k inside the table
+    shifted = P[t] @ shift_matrix(k, d_model, base).T  # rows: (M_k PE_t)^T = PE_t^T M_k^T
+    return float((shifted - P[t + k]).abs().max())
 
 
 class SinusoidalPositionalEncoding(nn.Module):

@@ -12,6 +12,7 @@ from lecturekit.masking import (
     key_padding_mask,
     masked_softmax,
     padding_mask,
+    past_unchanged,
 )
 
 
@@ -115,3 +116,33 @@ def test_legitimate_odd_inputs():
     )  # fmt: skip
     w = masked_softmax(torch.tensor([[0.0, float("nan")], [0.0, 0.0]]))
     assert torch.isnan(w[0]).all() and torch.equal(w[1], torch.tensor([0.5, 0.5]))
+
+
+def test_past_unchanged_tells_a_causal_layer_from_one_that_looks_ahead():
+    from lecturekit.attention import MultiHeadAttention
+
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(8, 2).eval()
+    x, other = torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+    causal = past_unchanged(lambda h: mha(h, h, h, causal_mask(5))[0], x, other)
+    assert causal.dtype == torch.bool and causal.tolist() == [True] * 5
+    peeking = past_unchanged(lambda h: mha(h, h, h)[0], x, other)
+    assert peeking.tolist() == [False, False, False, False, True]  # t = T-1 replaces nothing
+    # token ids through an embedding: positions along dimension 1, any trailing shape
+    emb = torch.nn.Embedding(10, 8)
+    ids, new_ids = torch.randint(10, (1, 4)), torch.randint(10, (1, 4))
+    assert past_unchanged(lambda i: emb(i).cumsum(1), ids, new_ids).all()  # a running sum
+
+
+def test_past_unchanged_bad_inputs():
+    x = torch.randn(1, 3, 4)
+    with pytest.raises(ValueError, match="fn must be callable"):
+        past_unchanged("model", x, x)
+    with pytest.raises(ValueError, match=r"x must have shape \(B, T, ...\)"):
+        past_unchanged(lambda h: h, torch.randn(3), torch.randn(3))
+    with pytest.raises(ValueError, match=r"other must be a tensor of x's shape \(1, 3, 4\)"):
+        past_unchanged(lambda h: h, x, torch.randn(1, 4, 4))
+    with pytest.raises(ValueError, match=r"dtype torch\.float32, got"):
+        past_unchanged(lambda h: h, x, x.double())
+    with pytest.raises(ValueError, match=r"fn must return a tensor \(B, T=3, ...\)"):
+        past_unchanged(lambda h: h.sum(1), x, x)

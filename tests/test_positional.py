@@ -11,6 +11,7 @@ from lecturekit.positional import (
     SinusoidalPositionalEncoding,
     frequencies,
     shift_matrix,
+    shift_residual,
     sinusoidal_encoding,
 )
 
@@ -34,6 +35,16 @@ def test_shift_matrix_moves_every_position_by_k():
             torch.testing.assert_close(M @ P[t], P[t + k])
         torch.testing.assert_close(M.T @ M, torch.eye(32, dtype=torch.float64))  # a rotation
     torch.testing.assert_close(shift_matrix(2, 8) @ shift_matrix(3, 8), shift_matrix(5, 8))
+
+
+def test_shift_residual_is_rounding_error_for_every_offset():
+    for k in (0, 1, 5, -3, 63, -63):
+        assert shift_residual(k, 64, 32) < 1e-12
+    assert shift_residual(0, 1, 2) == 0.0
+    # the residual sees a wrong table: shifting by k with another base's rotations
+    P = sinusoidal_encoding(64, 32, dtype=torch.float64)
+    wrong = (P[:-1] @ shift_matrix(1, 32, base=100.0).T - P[1:]).abs().max()
+    assert wrong > 0.1
 
 
 def test_dot_product_depends_only_on_distance():
@@ -79,6 +90,12 @@ def test_bad_inputs():
         shift_matrix(1, 5)
     with pytest.raises(ValueError, match="k must be an integer offset"):
         shift_matrix(1.5, 8)
+    with pytest.raises(ValueError, match="k must be an integer offset"):
+        shift_residual(True, 8, 8)
+    with pytest.raises(ValueError, match=r"\|k\| must be < max_len=8 .*got k=-8"):
+        shift_residual(-8, 8, 8)
+    with pytest.raises(ValueError, match="d_model=5 must be even"):
+        shift_residual(1, 8, 5)
     with pytest.raises(ValueError, match=r"sequence length T=12 exceeds max_len=10"):
         SinusoidalPositionalEncoding(8, 10)(torch.randn(1, 12, 8))
     with pytest.raises(ValueError, match=r"x must be \(B, T, d_model=8\), got \(1, 4, 6\)"):
