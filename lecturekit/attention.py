@@ -1,4 +1,4 @@
-"""Attention: the six scoring functions, scaled dot-product attention, multi-head attention.
+"""Attention: the scoring functions, scaled dot-product attention, multi-head attention.
 
 Public API::
 
@@ -16,9 +16,13 @@ Public API::
                                                       # keeps k, v: lecturekit.kv_cache)
 
     # Scoring functions: score(query (..., Tq, Dq), keys (..., Tk, Dk)) -> scores (..., Tq, Tk)
+    # the six of lecture 02's slides (SCORE_FUNCTIONS; the seq2seq models take any of them):
     DotScore(), ScaledDotScore(), GeneralScore(query_dim, key_dim),
     AdditiveScore(query_dim, key_dim, hidden_dim), CosineScore(), LocationScore(query_dim, max_len)
-    make_score(name, ...)                             # name in SCORE_FUNCTIONS
+    # and two more that two decks list (EXTRA_SCORE_FUNCTIONS):
+    LinearAdditiveScore(query_dim, key_dim)           # w_q . s + w_k . h (Gaussier)
+    MLPScore(query_dim, key_dim, hidden_dim, num_layers=2, bias=True)   # MLP([s; h]) (CMU)
+    make_score(name, ...)                 # name in SCORE_FUNCTIONS or EXTRA_SCORE_FUNCTIONS
     context, weights = score.attend(query, keys, values, mask=None)
 
     split_heads(x, num_heads)  # (B, T, D) -> (B, H, T, Dh);  merge_heads(x): the inverse
@@ -31,9 +35,10 @@ Dtypes: the parameter-free functions (``scaled_dot_product_attention``, ``DotSco
 ``ScaledDotScore``, ``CosineScore``) take floating tensors of any one dtype (float32, float64,
 ...), shared by all their inputs; an integer tensor (e.g. the slides' integer vectors typed in)
 is rejected with "convert with q.float()". Modules with weights (``MultiHeadAttention``,
-``GeneralScore``, ``AdditiveScore``, ``LocationScore``) take floating input of their weights'
-dtype (a float64 array from numpy gets "pass query.float()"; ``LocationScore`` reads only the
-keys' length). ``split_heads`` / ``merge_heads`` are pure reshapes: any dtype.
+``GeneralScore``, ``AdditiveScore``, ``LocationScore``, ``LinearAdditiveScore``, ``MLPScore``)
+take floating input of their weights' dtype (a float64 array from numpy gets "pass
+query.float()"; ``LocationScore`` reads only the keys' length). ``split_heads`` /
+``merge_heads`` are pure reshapes: any dtype.
 
 Sizes: a feature dimension of size 0 (d_k = 0) is rejected (it would give 0/0 = NaN). Empty
 sequences are legitimate: Tq = 0 gives an empty output (..., 0, Dv); Tk = 0 (no keys) gives
@@ -41,7 +46,8 @@ all-zero outputs, like a fully masked row (torch's scaled_dot_product_attention 
 same).
 
 Lectures 02-04; Vaswani et al. 2017 eq. 1 and section 3.2.2; Luong et al. 2015 section 3.1;
-Bahdanau et al. 2015 eq. 6; Graves et al. 2014 (cosine).
+Bahdanau et al. 2015 eq. 6; Graves et al. 2014 (cosine); Gaussier's and the CMU deck's lists of
+scoring functions (linear additive similarity, MLP).
 """
 
 from __future__ import annotations
@@ -74,7 +80,10 @@ __all__ = [
     "AdditiveScore",
     "CosineScore",
     "LocationScore",
+    "LinearAdditiveScore",
+    "MLPScore",
     "SCORE_FUNCTIONS",
+    "EXTRA_SCORE_FUNCTIONS",
     "make_score",
 ]
 
@@ -363,7 +372,7 @@ class MultiHeadAttention(nn.Module):
 
 
 # ----------------------------------------------------------------------------------------------
-# The six scoring functions of lecture 02: score(s, h) between a query s and each key h.
+# The six scoring functions of lecture 02's slides: score(s, h) between a query s and each key h.
 # ----------------------------------------------------------------------------------------------
 
 
@@ -538,6 +547,116 @@ class LocationScore(Score):
         return scores.expand(*batch, *scores.shape[-2:])
 
 
+# ----------------------------------------------------------------------------------------------
+# Two more scoring functions that two of the decks list (lecture 02, "Two more from the decks").
+# ----------------------------------------------------------------------------------------------
+
+
+class LinearAdditiveScore(Score):
+    """score(s, h) = w_q . s + w_k . h  (Gaussier's "additive similarity" w_q^T q + w_k^T k).
+
+    The learned vectors w_q (Dq,) and w_k (Dk,) are kept as one linear map W (1, Dq + Dk) on
+    the concatenation [s; h] (``w_q``, ``w_k`` read its two halves): the additive score
+    v^T tanh(W [s; h]) without its tanh (v then folds into W).
+
+    The query's term w_q . s is the same for every key, so the softmax over the keys cancels it:
+    the weights softmax_i(w_k . h_i) do not depend on the query at all, only on the keys. That
+    is why Bahdanau's additive score puts a tanh between, v^T tanh(W_s s + W_h h).
+
+    Lecture 02; Gaussier's deck, "Retrieval in a database".
+    """
+
+    def __init__(self, query_dim: int, key_dim: int):
+        super().__init__()
+        check_positive_int("query_dim", query_dim)
+        check_positive_int("key_dim", key_dim)
+        self.query_dim, self.key_dim = query_dim, key_dim
+        self.W = nn.Linear(query_dim + key_dim, 1, bias=False)  # [s; h] -> w_q . s + w_k . h
+
+    @property
+    def w_q(self) -> torch.Tensor:
+        """The query's vector w_q (Dq,): a view of W's first Dq columns."""
+        return self.W.weight[0, : self.query_dim]
+
+    @property
+    def w_k(self) -> torch.Tensor:
+        """The keys' vector w_k (Dk,): a view of W's last Dk columns."""
+        return self.W.weight[0, self.query_dim :]
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        self._check(query, keys, weights_dtype=("query", "keys"))
+        if (query.shape[-1], keys.shape[-1]) != (self.query_dim, self.key_dim):
+            raise ValueError(
+                f"LinearAdditiveScore(query_dim={self.query_dim}, key_dim={self.key_dim}) got "
+                f"query {tuple(query.shape)} and keys {tuple(keys.shape)}"
+            )
+        s = query @ self.w_q  # (..., Tq, Dq) @ (Dq,) -> (..., Tq): one number per query
+        h = keys @ self.w_k  # (..., Tk, Dk) @ (Dk,) -> (..., Tk): one number per key
+        return s.unsqueeze(-1) + h.unsqueeze(-2)  # (..., Tq, 1) + (..., 1, Tk) -> (..., Tq, Tk)
+
+
+class MLPScore(Score):
+    """score(s, h) = MLP([s; h]): ``num_layers`` tanh layers of ``hidden_dim`` units on the
+    concatenation [s; h], then a linear output v (the CMU deck's g(h_i, s_{t-1}) =
+    MLP([h_i, s_{t-1}]); which vector comes first in the concatenation only permutes the first
+    layer's columns).
+
+    The output v has no bias: a constant added to every key's score cancels in the softmax.
+    With ``num_layers=1`` and ``bias=False`` this is exactly ``AdditiveScore``,
+    v^T tanh(W [s; h]), with the same parameter names (``W``, ``v``), so an AdditiveScore's
+    ``state_dict`` loads into it. The default, two layers with biases, is the additive score
+    with one more hidden layer. The first layer is computed as W_s s + W_h h, as in
+    AdditiveScore; every later layer acts on the (..., Tq, Tk, A) hidden tensor.
+
+    Args:
+        query_dim: Dq; key_dim: Dk; hidden_dim: A, the width of every hidden layer.
+        num_layers: the number of tanh layers (>= 1).
+        bias: whether the hidden layers have biases (the output v never has one).
+
+    Lecture 02; the CMU deck, "Attention weights" (typical options for g).
+    """
+
+    def __init__(
+        self,
+        query_dim: int,
+        key_dim: int,
+        hidden_dim: int,
+        *,
+        num_layers: int = 2,
+        bias: bool = True,
+    ):
+        super().__init__()
+        check_positive_int("query_dim", query_dim)
+        check_positive_int("key_dim", key_dim)
+        check_positive_int("hidden_dim", hidden_dim)
+        check_positive_int("num_layers", num_layers)
+        check_bool("bias", bias)
+        self.query_dim, self.key_dim = query_dim, key_dim
+        self.W = nn.Linear(query_dim + key_dim, hidden_dim, bias=bias)  # first layer, on [s; h]
+        self.hidden = nn.ModuleList(
+            nn.Linear(hidden_dim, hidden_dim, bias=bias) for _ in range(num_layers - 1)
+        )
+        self.v = nn.Linear(hidden_dim, 1, bias=False)
+
+    def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        self._check(query, keys, weights_dtype=("query", "keys"))
+        if (query.shape[-1], keys.shape[-1]) != (self.query_dim, self.key_dim):
+            raise ValueError(
+                f"MLPScore(query_dim={self.query_dim}, key_dim={self.key_dim}) got query "
+                f"{tuple(query.shape)} and keys {tuple(keys.shape)}"
+            )
+        W_s, W_h = self.W.weight.split([self.query_dim, self.key_dim], dim=1)  # (A,Dq), (A,Dk)
+        s = query @ W_s.T  # (..., Tq, Dq) -> (..., Tq, A)
+        h = keys @ W_h.T  # (..., Tk, Dk) -> (..., Tk, A)
+        x = s.unsqueeze(-2) + h.unsqueeze(-3)  # -> (..., Tq, Tk, A): W [s; h] for every pair
+        if self.W.bias is not None:
+            x = x + self.W.bias
+        x = torch.tanh(x)
+        for layer in self.hidden:
+            x = torch.tanh(layer(x))  # (..., Tq, Tk, A) -> (..., Tq, Tk, A)
+        return self.v(x).squeeze(-1)  # (..., Tq, Tk, A) -> (..., Tq, Tk)
+
+
 SCORE_FUNCTIONS: dict[str, type[Score]] = {
     "dot": DotScore,
     "scaled_dot": ScaledDotScore,
@@ -545,7 +664,12 @@ SCORE_FUNCTIONS: dict[str, type[Score]] = {
     "additive": AdditiveScore,
     "cosine": CosineScore,
     "location": LocationScore,
-}
+}  # the six scoring functions of lecture 02's slides; the seq2seq models take any of them
+
+EXTRA_SCORE_FUNCTIONS: dict[str, type[Score]] = {
+    "linear_additive": LinearAdditiveScore,
+    "mlp": MLPScore,
+}  # two more from the decks (Gaussier; CMU): make_score builds them too
 
 
 def make_score(
@@ -556,19 +680,24 @@ def make_score(
     hidden_dim: int | None = None,
     max_len: int | None = None,
 ) -> Score:
-    """Build a scoring function by name ("dot", "scaled_dot", "general", "additive", "cosine",
-    "location"), passing only the sizes it needs.
+    """Build a scoring function by name, passing only the sizes it needs: one of the six of
+    ``SCORE_FUNCTIONS`` ("dot", "scaled_dot", "general", "additive", "cosine", "location") or
+    of the two of ``EXTRA_SCORE_FUNCTIONS`` ("linear_additive", "mlp", with its defaults: two
+    tanh layers with biases).
 
     Lecture 02.
     """
-    if not isinstance(name, str) or name not in SCORE_FUNCTIONS:
-        raise ValueError(f"name={name!r} is not one of {sorted(SCORE_FUNCTIONS)}")
+    known = SCORE_FUNCTIONS | EXTRA_SCORE_FUNCTIONS
+    if not isinstance(name, str) or name not in known:
+        raise ValueError(f"name={name!r} is not one of {sorted(known)}")
     needs = {
         "general": {"query_dim": query_dim, "key_dim": key_dim},
         "additive": {"query_dim": query_dim, "key_dim": key_dim, "hidden_dim": hidden_dim},
         "location": {"query_dim": query_dim, "max_len": max_len},
+        "linear_additive": {"query_dim": query_dim, "key_dim": key_dim},
+        "mlp": {"query_dim": query_dim, "key_dim": key_dim, "hidden_dim": hidden_dim},
     }.get(name, {})
     missing = [k for k, v in needs.items() if v is None]
     if missing:
         raise ValueError(f"make_score({name!r}) needs {', '.join(missing)}")
-    return SCORE_FUNCTIONS[name](**needs)
+    return known[name](**needs)

@@ -7,11 +7,16 @@ Public API::
     hyps = beam_search(step, bos, eos, beam_size, max_len,
                        length_penalty=0.0, n_best=None)               # best first
     hyps, tree = beam_search(..., trace=True)                         # tree: BeamTrace
+    beams, tokens, scores = beam_step(scores, log_probs, k)           # one step: the k best
 
     Hypothesis(tokens, score, finished)   # tokens after bos; score = sum of their log-probs
     hyp.normalized_score(length_penalty)  # score / len(tokens) ** length_penalty
     BeamTrace(nodes, results, ...)        # the search tree: one TraceNode per expanded candidate
+    tree.follow(tokens), tree.pruned_at(tokens)  # a hypothesis's path; the step it was pruned
     # plot it with lecturekit.viz.trees.plot_beam_tree(tree, vocab)
+
+The two hyper-parameters of the Yoon (SNU) deck are ``beam_size`` (k) and ``n_best`` (t, the
+"top beams" returned, 1 <= t <= k); k = t = 1 is greedy search.
 
 Ties go to the lowest token id (then to the better-ranked parent), so beam search with
 beam_size=1 returns exactly greedy search's hypothesis.
@@ -23,14 +28,22 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
 
-from lecturekit.utils.checks import check_index, check_positive_int, check_range
+from lecturekit.utils.checks import check_index, check_positive_int, check_range, check_tensor
 
-__all__ = ["Hypothesis", "greedy_search", "beam_search", "BeamTrace", "TraceNode", "StepFn"]
+__all__ = [
+    "Hypothesis",
+    "greedy_search",
+    "beam_search",
+    "beam_step",
+    "BeamTrace",
+    "TraceNode",
+    "StepFn",
+]
 
 StepFn = Callable[[torch.Tensor], torch.Tensor]  # prefix_ids (N, t) -> log_probs (N, V)
 
@@ -127,6 +140,63 @@ class BeamTrace:
             path.append(self.nodes[path[-1].parent])
         return tuple(reversed(path))
 
+    def follow(self, tokens: Sequence[int]) -> tuple[TraceNode, ...]:
+        """The nodes of the hypothesis ``tokens`` (ids after bos, e.g. a reference translation
+        and eos), root first, as far as the tree records them.
+
+        The path stops at the first node that fell out of the beam (``kept`` False), or
+        before a token that is not among its parent's ``beam_size`` best continuations (the
+        tree does not record those), or when ``tokens`` end.
+
+        Args:
+            tokens: a sequence of token ids (ints >= 0), nothing after eos.
+
+        Returns:
+            The TraceNodes, the root (bos) first: ``len(tokens) + 1`` of them if the whole
+            hypothesis is in the tree.
+
+        Lecture 07 (where did the search lose the reference?).
+        """
+        if isinstance(tokens, (str, bytes, torch.Tensor)) or not isinstance(tokens, Sequence):
+            raise ValueError(f"tokens must be a sequence of token ids, got {tokens!r}")
+        for i, token in enumerate(tokens):
+            _check_token(f"tokens[{i}]", token)
+        child = {(node.parent, node.token): node for node in self.nodes[1:]}
+        path = [self.nodes[0]]
+        for i, token in enumerate(tokens):
+            node = path[-1]
+            if node.finished:
+                raise ValueError(
+                    f"tokens go on after eos: tokens[{i - 1}] = {node.token} ended the hypothesis"
+                )
+            if not node.kept or (node.id, token) not in child:
+                break
+            path.append(child[node.id, token])
+        return tuple(path)
+
+    def pruned_at(self, tokens: Sequence[int]) -> int | None:
+        """The time step at which the hypothesis ``tokens`` fell out of the beam, or None if it
+        never did (every prefix was kept: it was returned, or the search stopped first).
+
+        A prefix that is not among its parent's ``beam_size`` best continuations was pruned
+        at that step too, though the tree does not record it (``follow`` stops before it).
+
+        Args:
+            tokens: a sequence of token ids after bos (ints >= 0), nothing after eos.
+
+        Returns:
+            The step t >= 1 (the step that would have generated the pruned token), or None.
+
+        Lecture 07 (a search error: the reference was pruned on the way).
+        """
+        path = self.follow(tokens)
+        last = path[-1]
+        if not last.kept:
+            return last.step
+        if len(path) == len(tokens) + 1 or last.finished or last.step >= self.num_steps:
+            return None
+        return last.step + 1
+
 
 def _check_length_penalty(length_penalty: object) -> None:
     check_range("length_penalty", length_penalty, 0, math.inf, high_open=True)
@@ -172,6 +242,44 @@ def _call_step(step: StepFn, prefixes: torch.Tensor, eos: int, V: int | None) ->
             f"logsumexp {float(lse[row]):.4g}, not 0 (tolerance {_LOGSUMEXP_TOL})"
         )
     return out.detach()
+
+
+def beam_step(
+    scores: torch.Tensor, log_probs: torch.Tensor, k: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One step of beam search: the ``k`` best one-token extensions of the live hypotheses.
+
+    Hypothesis i (cumulative log-prob ``scores[i]``) extended by token w scores
+    ``scores[i] + log_probs[i, w]``. Of all N * V candidates, the k best are kept (fewer if
+    fewer than k have probability > 0, i.e. a finite score). Taking each hypothesis's k best
+    continuations first, as the slides draw it, keeps the same k.
+
+    Args:
+        scores: (N,) cumulative log-probs of the N live hypotheses.
+        log_probs: (N, V) their next-token log-probs (-inf: probability 0).
+        k: how many candidates to keep, >= 1.
+
+    Returns:
+        ``(beams, tokens, new_scores)``, each of shape (k',) with k' = min(k, number of finite
+        candidates), best first: the index of the hypothesis each candidate extends, its
+        token and its score. Ties go to the lower hypothesis index, then the lower token id.
+
+    Lecture 07; one step of beam search (Yao (HKUST): "for each of the k hypotheses, find top
+    k next words and calculate scores").
+    """
+    check_tensor("scores", scores, 1, wanted="(N,)", floating=True)
+    check_tensor("log_probs", log_probs, 2, wanted="(N, V)", floating=True, nonempty=True)
+    if log_probs.shape[0] != scores.shape[0]:
+        raise ValueError(
+            f"log_probs must have one row per hypothesis: scores has shape "
+            f"{tuple(scores.shape)}, log_probs {tuple(log_probs.shape)}"
+        )
+    check_positive_int("k", k)
+    V = log_probs.shape[1]
+    flat = (scores[:, None] + log_probs).flatten()  # (N, 1) + (N, V) -> (N, V) -> (N*V,)
+    best = flat.sort(descending=True, stable=True).indices[:k]  # index = beam * V + token
+    best = best[flat[best] > -math.inf]  # probability 0: not a hypothesis
+    return best // V, best % V, flat[best]
 
 
 @torch.no_grad()
@@ -229,7 +337,9 @@ def beam_search(
         beam_size: k >= 1; k=1 is greedy search.
         max_len: the maximum number of generated tokens (eos included).
         length_penalty: alpha >= 0 of the final ranking by score / len ** alpha (0 = raw sum).
-        n_best: how many hypotheses to return, 1..beam_size (default beam_size).
+        n_best: how many hypotheses to return, t in 1..beam_size (default beam_size): the
+            Yoon deck's "top beams t". The t returned are the first t of the k-best list (the
+            search may stop earlier, once no live hypothesis can enter the t best).
         trace: also return the search tree (a ``BeamTrace``).
 
     Returns:
@@ -259,8 +369,8 @@ def beam_search(
         prev = torch.tensor([hyp.score for hyp, _ in live], dtype=torch.float64)
         scores = prev[:, None] + log_probs  # (N, 1) + (N, V) -> (N, V) cumulative log-probs
         flat = scores.flatten().tolist()  # (N, V) -> (N*V,): index i = beam * V + token
-        order = scores.flatten().sort(descending=True, stable=True).indices  # ties: lowest i
-        chosen = [i for i in order[: beam_size - len(done)].tolist() if flat[i] > -math.inf]
+        beams, tokens, _ = beam_step(prev, log_probs, beam_size - len(done))  # ties: lowest i
+        chosen = (beams * V + tokens).tolist()
 
         node_of = {}  # flat index -> TraceNode id
         if trace:  # each live hypothesis's beam_size best continuations, best first overall

@@ -1,4 +1,5 @@
-"""Attention against torch: F.scaled_dot_product_attention, nn.MultiheadAttention; the six scores."""
+"""Attention against torch: F.scaled_dot_product_attention, nn.MultiheadAttention; the six
+scores of the slides and the two extras (linear additive, MLP)."""
 
 import math
 
@@ -7,12 +8,15 @@ import torch
 import torch.nn.functional as F
 
 from lecturekit.attention import (
+    EXTRA_SCORE_FUNCTIONS,
     SCORE_FUNCTIONS,
     AdditiveScore,
     CosineScore,
     DotScore,
     GeneralScore,
+    LinearAdditiveScore,
     LocationScore,
+    MLPScore,
     MultiHeadAttention,
     ScaledDotScore,
     make_score,
@@ -257,7 +261,7 @@ def test_scores_match_their_formulas():
     torch.testing.assert_close(location(s, h), expected)
 
 
-@pytest.mark.parametrize("name", sorted(SCORE_FUNCTIONS))
+@pytest.mark.parametrize("name", sorted(SCORE_FUNCTIONS | EXTRA_SCORE_FUNCTIONS))
 def test_every_score_attends(name):
     score = make_score(name, 4, 4, hidden_dim=8, max_len=10)
     s, h, v = torch.randn(2, 3, 4), torch.randn(2, 6, 4), torch.randn(2, 6, 5)
@@ -292,6 +296,81 @@ def test_score_bad_inputs():
         make_score("bilinear", 4, 4)
     with pytest.raises(ValueError, match=r"make_score\('additive'\) needs hidden_dim"):
         make_score("additive", 4, 4)
+    with pytest.raises(ValueError, match=r"LinearAdditiveScore\(query_dim=4, key_dim=6\)"):
+        LinearAdditiveScore(4, 6)(torch.randn(3, 4), torch.randn(5, 4))
+    with pytest.raises(ValueError, match=r"MLPScore\(query_dim=4, key_dim=6\) got query \(3, 6\)"):
+        MLPScore(4, 6, 8)(torch.randn(3, 6), torch.randn(5, 6))
+    with pytest.raises(ValueError, match=r"make_score\('mlp'\) needs hidden_dim"):
+        make_score("mlp", 4, 4)
+    with pytest.raises(ValueError, match=r"make_score\('linear_additive'\) needs key_dim"):
+        make_score("linear_additive", 4)
+
+
+def test_six_scores_of_the_slides_and_two_extras():
+    """SCORE_FUNCTIONS stays the slides' six (the seq2seq models take any of them); the two
+    extras are apart, and make_score builds all eight."""
+    assert list(SCORE_FUNCTIONS) == [
+        "dot", "scaled_dot", "general", "additive", "cosine", "location"
+    ]  # fmt: skip
+    assert list(EXTRA_SCORE_FUNCTIONS) == ["linear_additive", "mlp"]
+    assert not set(SCORE_FUNCTIONS) & set(EXTRA_SCORE_FUNCTIONS)
+    assert type(make_score("linear_additive", 4, 6)) is LinearAdditiveScore
+    mlp = make_score("mlp", 4, 6, hidden_dim=8)
+    assert type(mlp) is MLPScore and len(mlp.hidden) == 1 and mlp.W.bias is not None
+
+
+@pytest.mark.parametrize("batch_q, batch_k", [((), ()), ((2,), (2,)), ((2, 1), (3,))])
+def test_linear_additive_score_shapes_and_formula(batch_q, batch_k):
+    score = LinearAdditiveScore(query_dim=4, key_dim=6)
+    s, h = torch.randn(*batch_q, 3, 4), torch.randn(*batch_k, 5, 6)
+    e = score(s, h)
+    batch = torch.broadcast_shapes(batch_q, batch_k)
+    assert e.shape == (*batch, 3, 5)
+    w_q, w_k = score.W.weight[0, :4], score.W.weight[0, 4:]
+    assert torch.equal(score.w_q, w_q) and torch.equal(score.w_k, w_k)
+    literal = (s @ w_q)[..., :, None] + (h @ w_k)[..., None, :]  # w_q . s_j + w_k . h_i
+    torch.testing.assert_close(e, literal.expand(*batch, 3, 5))
+
+
+def test_linear_additive_weights_do_not_depend_on_the_query():
+    """w_q . s is the same for every key: the softmax cancels it. The additive score's tanh
+    makes the query count."""
+    torch.manual_seed(1)
+    score = LinearAdditiveScore(4, 4)
+    queries, keys = torch.randn(7, 4) * 5, torch.randn(9, 4)  # very different queries
+    e = score(queries, keys)
+    assert (e[:, 0].max() - e[:, 0].min()) > 1  # the scores do depend on the query ...
+    weights = torch.softmax(e, dim=-1)
+    torch.testing.assert_close(weights, weights[:1].expand(7, 9))  # ... the weights do not
+    torch.testing.assert_close(weights[0], torch.softmax(keys @ score.w_k, dim=0))
+    additive = AdditiveScore(4, 4, 8)
+    w_add = torch.softmax(additive(queries, keys), dim=-1)
+    assert (w_add - w_add[:1]).abs().max() > 0.01  # they differ from query to query
+
+
+def test_mlp_score_with_one_layer_and_no_bias_is_the_additive_score():
+    additive = AdditiveScore(query_dim=4, key_dim=6, hidden_dim=10)
+    mlp = MLPScore(query_dim=4, key_dim=6, hidden_dim=10, num_layers=1, bias=False)
+    assert mlp.load_state_dict(additive.state_dict())  # the same parameters, W and v
+    s, h = torch.randn(2, 3, 4), torch.randn(2, 5, 6)
+    torch.testing.assert_close(mlp(s, h), additive(s, h))
+    deeper = MLPScore(4, 6, 10)  # the default: two tanh layers, with biases
+    assert len(deeper.hidden) == 1 and deeper.hidden[0].bias is not None
+    assert deeper.v.bias is None  # a bias on v would cancel in the softmax
+    assert sum(p.numel() for p in deeper.parameters()) == 10 * 10 + 10 + 10 * 10 + 10 + 10
+
+
+def test_mlp_score_matches_a_literal_mlp_on_each_pair():
+    mlp = MLPScore(query_dim=3, key_dim=5, hidden_dim=6, num_layers=3)
+    s, h = torch.randn(2, 4, 3), torch.randn(2, 7, 5)
+    e = mlp(s, h)
+    assert e.shape == (2, 4, 7)
+    layers = [mlp.W, *mlp.hidden]
+    for b, i, j in [(0, 0, 0), (1, 3, 6), (0, 2, 4)]:
+        x = torch.cat([s[b, i], h[b, j]])  # [s; h]
+        for layer in layers:
+            x = torch.tanh(layer(x))
+        torch.testing.assert_close(e[b, i, j], mlp.v(x)[0], atol=ATOL, rtol=0)
 
 
 def test_dot_product_variance_grows_with_dk():

@@ -273,3 +273,110 @@ def test_bad_step_output_in_greedy_search():
         greedy_search(lambda p: torch.zeros(5), BOS, EOS, 3)
     with pytest.raises(ValueError, match=r"row 0 has logsumexp 2\.609"):
         greedy_search(logits_step, BOS, EOS, 3)
+
+
+# --- one beam step, the top beams t (n_best), following a hypothesis down the tree ---------
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("k", [1, 2, 3, 7])
+def test_beam_step_keeps_the_k_best_extensions(seed, k):
+    from lecturekit.decoding import beam_step
+
+    g = torch.Generator().manual_seed(seed)
+    scores = -torch.rand(3, generator=g, dtype=torch.float64) * 3  # (N,)
+    log_probs = torch.log_softmax(torch.randn(3, 6, generator=g, dtype=torch.float64), -1)
+    beams, tokens, new = beam_step(scores, log_probs, k)
+    everything = sorted(
+        ((float(scores[i] + log_probs[i, w]), i, w) for i in range(3) for w in range(6)),
+        key=lambda c: -c[0],
+    )[:k]
+    assert [(i, w) for _, i, w in everything] == list(
+        zip(beams.tolist(), tokens.tolist(), strict=True)
+    )
+    assert new.tolist() == pytest.approx([s for s, _, _ in everything], abs=1e-12)
+    assert new.tolist() == sorted(new.tolist(), reverse=True)
+
+
+def test_beam_step_ties_and_impossible_tokens():
+    from lecturekit.decoding import beam_step
+
+    scores = torch.tensor([0.0, 0.0])
+    log_probs = torch.tensor([[-1.0, -math.inf, -1.0], [-1.0, -0.5, -math.inf]])
+    beams, tokens, new = beam_step(scores, log_probs, 3)
+    assert list(zip(beams.tolist(), tokens.tolist(), strict=True)) == [(1, 1), (0, 0), (0, 2)]
+    beams, tokens, new = beam_step(scores, log_probs, 10)  # only 4 candidates are possible
+    assert len(beams) == 4 and bool((new > -math.inf).all())
+
+
+@pytest.mark.parametrize(
+    ("args", "match"),
+    [
+        ((torch.zeros(2, 1), torch.zeros(2, 3), 1), r"scores must have shape \(N,\)"),
+        ((torch.zeros(2), torch.zeros(3, 3), 1), "one row per hypothesis"),
+        ((torch.zeros(2), torch.zeros(2, 3, dtype=torch.long), 1), "floating-point"),
+        ((torch.zeros(2), torch.zeros(2, 3), 0), "k must be a positive integer"),
+        ((torch.zeros(2), torch.zeros(2, 0), 1), "log_probs must not have a dimension of size 0"),
+    ],
+)
+def test_beam_step_bad_input(args, match):
+    from lecturekit.decoding import beam_step
+
+    with pytest.raises(ValueError, match=match):
+        beam_step(*args)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("length_penalty", [0.0, 1.0])
+def test_the_t_returned_beams_are_the_t_best_of_the_k(seed, length_penalty):
+    step = bigram_step(seed)
+    for k in (1, 2, 3, 5):
+        all_k = beam_search(step, BOS, EOS, k, 8, length_penalty=length_penalty)
+        for t in range(1, k + 1):  # the Yoon deck's t <= k top beams
+            top_t = beam_search(step, BOS, EOS, k, 8, length_penalty=length_penalty, n_best=t)
+            assert top_t == all_k[:t]
+            done = [h for h in all_k if h.finished]
+            if len(done) >= t:
+                best = sorted(done, key=lambda h: h.normalized_score(length_penalty))[::-1]
+                assert top_t == best[:t], "the t best finished hypotheses"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_k_equals_t_equals_1_is_greedy(seed):
+    for step in (table_step, bigram_step(seed)):
+        greedy = greedy_search(step, BOS, EOS, 8)
+        assert beam_search(step, BOS, EOS, beam_size=1, max_len=8, n_best=1) == [greedy]
+
+
+def test_follow_and_pruned_at_on_the_hand_built_example():
+    _, tree = beam_search(table_step, BOS, EOS, beam_size=2, max_len=10, trace=True)
+    path = tree.follow([B, C, EOS])  # the best hypothesis: kept all the way
+    assert [n.token for n in path] == [BOS, B, C, EOS] and all(n.kept for n in path)
+    assert tree.pruned_at([B, C, EOS]) is None
+    path = tree.follow([A, B, C])  # "a b" (0.15) is pruned at step 2
+    assert [n.token for n in path] == [BOS, A, B] and not path[-1].kept
+    assert tree.pruned_at([A, B, C]) == 2
+    assert tree.follow([]) == tree.nodes[:1] and tree.pruned_at([]) is None
+
+
+def test_pruned_at_a_token_the_tree_does_not_record():
+    _, tree = beam_search(table_step, BOS, EOS, beam_size=2, max_len=10, trace=True)
+    # "b" (kept at step 1) continues with its 2 best, c and </s>; "b a" is not recorded
+    assert [VOCAB[n.token] for n in tree.at_step(2) if tree.nodes[n.parent].token == B] == [
+        "c",
+        "</s>",
+    ]
+    assert [n.token for n in tree.follow([B, A])] == [BOS, B]
+    assert tree.pruned_at([B, A]) == 2
+    _, short = beam_search(table_step, BOS, EOS, beam_size=2, max_len=1, trace=True)
+    assert short.pruned_at([A, A]) is None  # the search stopped (max_len) before step 2
+
+
+def test_follow_bad_input():
+    _, tree = beam_search(table_step, BOS, EOS, beam_size=2, max_len=10, trace=True)
+    with pytest.raises(ValueError, match="tokens go on after eos"):
+        tree.follow([B, C, EOS, A])
+    with pytest.raises(ValueError, match=r"tokens\[1\] must be a non-negative int"):
+        tree.pruned_at([B, -1])
+    with pytest.raises(ValueError, match="tokens must be a sequence of token ids"):
+        tree.follow(torch.tensor([B, C]))

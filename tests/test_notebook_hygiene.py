@@ -96,3 +96,31 @@ def test_setup_cell_installs_from_the_configured_repository_only_on_colab():
     url = notebook_links.repository()
     assert calls == [("pip", f'install --quiet "lecturekit @ git+{url}"'), "w"]
     assert "torch" not in calls[0][1] and "numpy" not in calls[0][1]
+
+
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]*_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + SOLUTIONS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_claims_read_as_sentences(path):
+    """A cell checks what it teaches with ``claim("<the sentence>", ...)`` (a ✓ line; a false
+    claim stops the run), never with bare ``assert`` statements or ``assert_close`` calls."""
+    import ast
+
+    nb = json.loads(path.read_text())
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        lines = "".join(cell["source"]).splitlines()
+        code = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
+        tree = ast.parse(code)
+        asserts = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Assert)]
+        calls = [
+            n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and getattr(n.func, "attr", getattr(n.func, "id", ""))
+            in ("assert_close", "assert_allclose", "assert_equal")
+        ]  # fmt: skip
+        assert not asserts and not calls, (
+            f"cell {cell.get('id')}: lines {asserts + calls}: use claim(...) from "
+            "lecturekit.utils.claims"
+        )

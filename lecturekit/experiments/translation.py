@@ -11,6 +11,11 @@ Public API::
     ok = exact_match(model, pairs, data)                # (N,) bool: whole sentence right
     e = exact_match_by_length(model, pairs, data, bin_starts=range(5, 60, 5))
     #   e.labels ("5-9", ..., "55+"), e.counts, e.exact_match per source-length bin
+    err = classify_errors(hyps, pairs, reference_log_probs, data)  # hyps: decoding.Hypothesis
+    #   err.correct, err.search_error, err.model_error (N,) bool; err.exact_match,
+    #   err.num_search_errors, err.num_model_errors
+    cmp = paired_comparison(ok_a, ok_b, num_resamples=10_000, seed=0)  # same items, (N,) bool
+    #   cmp.only_a, cmp.only_b, cmp.difference, cmp.interval (paired bootstrap), cmp.p_value
 
 Lectures 01, 02, 07 and 10; Bahdanau et al. 2015 Figure 2.
 """
@@ -26,14 +31,27 @@ import torch
 from torch import nn
 
 from lecturekit.datasets.translation import Pair, TranslationData, collate
+from lecturekit.decoding import Hypothesis
 from lecturekit.utils.checks import (
     check_instance,
     check_positive_int,
     check_positive_ints,
+    check_range,
+    check_seed,
     check_strings,
+    check_tensor,
 )
 
-__all__ = ["translate", "exact_match", "LengthAccuracy", "exact_match_by_length"]
+__all__ = [
+    "translate",
+    "exact_match",
+    "LengthAccuracy",
+    "exact_match_by_length",
+    "SearchErrors",
+    "classify_errors",
+    "PairedComparison",
+    "paired_comparison",
+]
 
 
 def _check_model(model: object, data: object) -> None:
@@ -183,3 +201,185 @@ def exact_match_by_length(
         for b in range(len(starts))
     )
     return LengthAccuracy(labels, starts, counts, accuracy)
+
+
+@dataclass(frozen=True)
+class SearchErrors:
+    """Whose fault each wrong translation is: the search's or the model's.
+
+    Attributes:
+        correct: (N,) bool: the returned hypothesis is the reference (finished, word for word).
+        search_error: (N,) bool: wrong, and the model gives the reference a higher log P than
+            the returned hypothesis: the model prefers the right answer, the search missed it.
+        model_error: (N,) bool: wrong, and the reference's log P is not higher: the model
+            itself prefers a wrong translation, which no search can fix.
+
+    Lecture 07.
+    """
+
+    correct: torch.Tensor
+    search_error: torch.Tensor
+    model_error: torch.Tensor
+
+    @property
+    def exact_match(self) -> float:
+        """The fraction of right translations (nan for no sentences)."""
+        return self.correct.float().mean().item() if len(self.correct) else math.nan
+
+    @property
+    def num_search_errors(self) -> int:
+        """How many wrong translations are search errors."""
+        return int(self.search_error.sum())
+
+    @property
+    def num_model_errors(self) -> int:
+        """How many wrong translations are model errors."""
+        return int(self.model_error.sum())
+
+
+def classify_errors(
+    hyps: Sequence[Hypothesis],
+    pairs: Sequence[Pair],
+    reference_log_probs: torch.Tensor,
+    data: TranslationData,
+) -> SearchErrors:
+    """Split the wrong translations of a search into search errors and model errors.
+
+    A returned translation that is not the reference is a *search error* when the model
+    gives the reference a higher log-probability, log P(reference | x) > log P(returned | x),
+    and a *model error* otherwise.
+
+    Args:
+        hyps: the returned ``Hypothesis`` of each pair (``greedy_search(...)`` or
+            ``beam_search(...)[0]``), tokens in the target vocabulary.
+        pairs: the translated ``Pair`` s, in the same order.
+        reference_log_probs: (N,) log P(reference + eos | source) of each pair under the same
+            model (teacher forcing).
+        data: the ``TranslationData`` whose target vocabulary reads the hypotheses.
+
+    Returns:
+        SearchErrors(correct, search_error, model_error), each (N,) bool; every sentence is
+        exactly one of the three.
+
+    Lecture 07 (search errors vs model errors).
+    """
+    pairs = _check_pairs(pairs)
+    check_instance("data", data, TranslationData)
+    if isinstance(hyps, Hypothesis) or not isinstance(hyps, Sequence):
+        raise ValueError(f"hyps must be a list of Hypothesis, got {type(hyps).__name__}")
+    for i, hyp in enumerate(hyps):
+        if not isinstance(hyp, Hypothesis):
+            raise ValueError(
+                f"hyps[{i}] must be a Hypothesis (one per pair; for beam_search take [0]), "
+                f"got {type(hyp).__name__}"
+            )
+    check_tensor("reference_log_probs", reference_log_probs, 1, wanted="(N,)", floating=True)
+    if not len(hyps) == len(pairs) == len(reference_log_probs):
+        raise ValueError(
+            f"hyps, pairs and reference_log_probs must have one entry per sentence, got "
+            f"{len(hyps)}, {len(pairs)} and {len(reference_log_probs)}"
+        )
+    correct = torch.tensor(
+        [
+            hyp.finished and tuple(data.tgt_vocab.decode(hyp.tokens)) == pair.tgt
+            for hyp, pair in zip(hyps, pairs, strict=True)
+        ],
+        dtype=torch.bool,
+    )
+    scores = torch.tensor([hyp.score for hyp in hyps], dtype=torch.float64)  # (N,)
+    search_error = ~correct & (reference_log_probs.double() > scores)
+    return SearchErrors(correct, search_error, ~correct & ~search_error)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two systems judged right or wrong on the same N items (two translation models' exact
+    match on the same test sentences), compared item by item.
+
+    Attributes:
+        n: the number of items.
+        both, only_a, only_b, neither: how many items both systems, only a, only b, neither
+            get right (the four add up to n).
+        difference: accuracy of a minus accuracy of b, (only_a - only_b) / n: only the items
+            where the two disagree move it.
+        interval: (low, high), the paired-bootstrap percentile interval of ``difference`` at
+            level ``confidence``: how much the difference could change with another test set of
+            the same size drawn from the same distribution. It says nothing about another
+            training run (another seed) of either system.
+        confidence: the level of ``interval`` (0.95).
+        p_value: the exact two-sided sign test on the items where they disagree (McNemar's
+            exact test): how likely a split of the disagreements at least this uneven is if
+            both systems were equally good.
+
+    Lecture 10.
+    """
+
+    n: int
+    both: int
+    only_a: int
+    only_b: int
+    neither: int
+    difference: float
+    interval: tuple[float, float]
+    confidence: float
+    p_value: float
+
+
+def paired_comparison(
+    correct_a: torch.Tensor,
+    correct_b: torch.Tensor,
+    *,
+    num_resamples: int = 10_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> PairedComparison:
+    """Compare two systems scored on the same items: who gets which right, and how uncertain
+    the difference in accuracy is from the test set's sampling alone.
+
+    The paired bootstrap draws ``num_resamples`` test sets of n items with replacement from the
+    n items (both systems' results move together, item by item), computes the difference in
+    accuracy on each, and reports the central ``confidence`` share of those differences
+    (percentiles, seeded: the same numbers on every run).
+
+    Args:
+        correct_a: (N,) bool, system a got item i right (``exact_match(model_a, pairs, data)``).
+        correct_b: (N,) bool, system b on the same items in the same order.
+        num_resamples: bootstrap test sets to draw.
+        confidence: the level of the interval, in (0, 1).
+        seed: the bootstrap's random seed.
+
+    Returns:
+        PairedComparison(n, both, only_a, only_b, neither, difference, interval, confidence,
+        p_value).
+
+    Lecture 10 (is the Transformer better than the RNN, or is it the test set?).
+    """
+    for name, value in (("correct_a", correct_a), ("correct_b", correct_b)):
+        check_tensor(name, value, 1, wanted="(N,)", dtype=torch.bool, nonempty=True)
+    if correct_a.shape != correct_b.shape:
+        raise ValueError(
+            f"correct_a and correct_b must score the same items, got shapes "
+            f"{tuple(correct_a.shape)} and {tuple(correct_b.shape)}"
+        )
+    check_positive_int("num_resamples", num_resamples)
+    confidence = check_range("confidence", confidence, 0, 1, low_open=True, high_open=True)
+    generator = torch.Generator().manual_seed(check_seed(seed))
+    a, b = correct_a.cpu(), correct_b.cpu()
+    n = len(a)
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    both, neither = int((a & b).sum()), int((~a & ~b).sum())
+    per_item = a.long() - b.long()  # (N,): +1 only a right, -1 only b right, 0 otherwise
+    sums = []
+    for start in range(0, num_resamples, 1000):  # 1000 test sets at a time: (1000, N) indices
+        rows = min(1000, num_resamples - start)
+        draws = torch.randint(n, (rows, n), generator=generator)  # (rows, N) item indices
+        sums.append(per_item[draws].sum(dim=1))  # (rows, N) -> (rows,)
+    differences = torch.cat(sums).double() / n  # (num_resamples,)
+    tails = torch.tensor([(1 - confidence) / 2, (1 + confidence) / 2], dtype=torch.float64)
+    low, high = torch.quantile(differences, tails).tolist()
+    disagree, fewer = only_a + only_b, min(only_a, only_b)
+    tail = sum(math.comb(disagree, k) for k in range(fewer + 1)) / 2**disagree
+    p_value = min(1.0, 2 * tail) if disagree else 1.0
+    difference = (only_a - only_b) / n
+    return PairedComparison(n, both, only_a, only_b, neither, difference, (low, high),
+                            confidence, p_value)  # fmt: skip

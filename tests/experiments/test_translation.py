@@ -42,3 +42,48 @@ def test_exact_match_by_length_bad_input(translation):
         exact_match_by_length(model, [short], data, bin_starts=[len(short.src) + 1])
     with pytest.raises(ValueError, match="pairs is empty"):
         exact_match_by_length(model, [], data)
+
+
+def test_classify_errors_search_vs_model_errors():
+    import torch
+
+    from lecturekit.datasets.translation import EOS, make_translation_data
+    from lecturekit.decoding import Hypothesis
+    from lecturekit.experiments.translation import classify_errors
+
+    data = make_translation_data(n_train=4, n_valid=1, n_test=4)
+    pairs = data.test[:4]
+    ref = [(*data.tgt_vocab.encode(p.tgt), EOS) for p in pairs]
+    hyps = [
+        Hypothesis(ref[0], -1.0, True),  # right
+        Hypothesis((*ref[1][:-2], EOS), -2.0, True),  # wrong; the reference scores -1.5: search
+        Hypothesis((*ref[2][:-2], EOS), -2.0, True),  # wrong; the reference scores -3: model
+        Hypothesis(ref[3][:-1], -0.5, False),  # the reference's words, unfinished: wrong
+    ]
+    refs = torch.tensor([-1.0, -1.5, -3.0, -4.0], dtype=torch.float64)
+    err = classify_errors(hyps, pairs, refs, data)
+    assert err.correct.tolist() == [True, False, False, False]
+    assert err.search_error.tolist() == [False, True, False, False]
+    assert err.model_error.tolist() == [False, False, True, True]
+    assert (err.exact_match, err.num_search_errors, err.num_model_errors) == (0.25, 1, 2)
+    tie = classify_errors(hyps[1:2], pairs[1:2], torch.tensor([-2.0], dtype=torch.float64), data)
+    assert tie.model_error.tolist() == [True]  # a tie: the model does not prefer the reference
+
+
+def test_classify_errors_bad_input():
+    import torch
+
+    from lecturekit.datasets.translation import make_translation_data
+    from lecturekit.decoding import Hypothesis
+    from lecturekit.experiments.translation import classify_errors
+
+    data = make_translation_data(n_train=4, n_valid=1, n_test=2)
+    hyp, refs = Hypothesis((2,), -1.0, True), torch.zeros(2, dtype=torch.float64)
+    with pytest.raises(ValueError, match="one entry per sentence, got 1, 2 and 2"):
+        classify_errors([hyp], data.test[:2], refs, data)
+    with pytest.raises(ValueError, match=r"hyps\[0\] must be a Hypothesis .* take \[0\]"):
+        classify_errors([[hyp], [hyp]], data.test[:2], refs, data)
+    with pytest.raises(ValueError, match=r"reference_log_probs must have shape \(N,\)"):
+        classify_errors([hyp, hyp], data.test[:2], refs[None], data)
+    with pytest.raises(ValueError, match="pairs must be a list of Pair"):
+        classify_errors([hyp], data.test[0], refs[:1], data)
