@@ -14,7 +14,9 @@ under an id ``"NN.k"`` (lecture, number), with its hints and one of two ways to 
   objects passed to ``check`` as keywords, and returns the message to print on success or
   raises ``NotYet`` with what is wrong (never the expected value). Exercises where the student
   writes code are judged this way: the checker runs the student's function on several inputs
-  and compares it with lecturekit's.
+  and compares it with lecturekit's. Checkers share ``run_student`` (call the student's code),
+  ``as_tensor`` / ``as_mask`` (the answer as a tensor of the right shape) and ``same_values``
+  (compare it with the truth), so that every lecture says "not yet" the same way.
 
 A float answer is accepted when it, or it plus or minus half a unit of the last decimal, rounds
 to the expected value's rounding at ``precision`` decimals: an answer within one unit of the
@@ -39,9 +41,10 @@ from dataclasses import dataclass, field
 import torch
 
 from lecturekit.utils.checks import check_choice, check_non_negative_int, check_str, did_you_mean
-from lecturekit.utils.claims import Verdict
+from lecturekit.utils.claims import Verdict, close
 
-__all__ = ["KINDS", "Exercise", "Expected", "NotYet", "answer_hashes", "canonical", "check",
+__all__ = ["KINDS", "Exercise", "Expected", "NotYet", "answer_hashes", "as_mask", "as_tensor",
+           "canonical", "check", "same_values",
            "exercise", "exercise_ids", "get", "hint", "lecture_notebook", "lectures", "progress",
            "register", "register_lecture", "reset", "run_student", "solved", "status"]  # fmt: skip
 
@@ -325,6 +328,89 @@ def run_student(fn: object, *args: object, what: str = "your function", **kwargs
         raise _NotAttempted("still the stub") from None
     except Exception as err:  # the student's code: report it, do not crash the check
         raise NotYet(f"{what} raised {type(err).__name__}: {err}") from None
+
+
+def _check_shape(t: torch.Tensor, name: str, shape: tuple[int, ...], dims: str | None) -> None:
+    if tuple(t.shape) != tuple(shape):
+        wanted = f"{dims} = {tuple(shape)}" if dims else f"{tuple(shape)}"
+        raise NotYet(f"{name} should have shape {wanted}, got {tuple(t.shape)}")
+
+
+def as_tensor(
+    value: object,
+    name: str,
+    *,
+    shape: tuple[int, ...] | None = None,
+    dims: str | None = None,
+    dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """The student's ``value`` as a tensor (a list or array is converted; ``dtype`` if given),
+    of ``shape`` if given; otherwise NotYet naming ``name``, what it got and what it wants.
+
+    A tuple whose first element is a tensor stands for that tensor (a function that returns
+    ``(output, weights)``). ``dims`` names the dimensions in the message ("(B, T) = (3, 9)").
+    """
+    if isinstance(value, tuple) and value and isinstance(value[0], torch.Tensor):
+        value = value[0]  # a function that returns (output, weights, ...): its output
+    try:
+        t = torch.as_tensor(value, dtype=dtype)
+    except (TypeError, ValueError, RuntimeError):
+        raise NotYet(f"{name} should be a tensor, got {type(value).__name__}") from None
+    if shape is not None:
+        _check_shape(t, name, shape, dims)
+    return t
+
+
+def as_mask(
+    value: object, name: str, *, shape: tuple[int, ...] | None = None, dims: str | None = None
+) -> torch.Tensor:
+    """``as_tensor`` for an attention mask: the student's ``value`` must also be a bool tensor
+    (True = may attend); a 0/1 tensor of another dtype gets a NotYet saying how to make one."""
+    t = as_tensor(value, name)
+    if t.dtype != torch.bool:
+        raise NotYet(
+            f"{name} should be a bool tensor (True = may attend), got dtype {t.dtype}: "
+            "compare, or call .bool()"
+        )
+    if shape is not None:
+        _check_shape(t, name, shape, dims)
+    return t
+
+
+def same_values(
+    got: object,
+    want: torch.Tensor,
+    name: str,
+    *,
+    dims: str | None = None,
+    atol: float = 1e-5,
+    rtol: float = 1.3e-6,
+) -> torch.Tensor:
+    """NotYet unless the student's ``got`` has ``want``'s shape and values; the message names
+    ``name``, the shapes or what differs, never the expected values. Returns ``got`` as a
+    tensor.
+
+    A floating ``want`` is compared within ``atol`` + ``rtol`` * |want| (a list ``got`` is
+    converted in ``want``'s dtype), and the message gives the largest difference; an integer
+    or bool ``want`` (ids, masks) is compared exactly, and the message counts the entries that
+    differ. ``dims`` names the dimensions in a shape message, as in ``as_tensor``.
+    """
+    dtype = want.dtype if want.is_floating_point() else None
+    t = as_tensor(got, name, shape=tuple(want.shape), dims=dims, dtype=dtype)
+    if want.is_floating_point():
+        verdict = close(t, want, atol=atol, rtol=rtol)
+        if not verdict:
+            raise NotYet(f"{name} is not right yet ({verdict.reason})")
+        return t
+    wrong = (t != want).flatten()
+    if bool(wrong.any()):
+        first = int(wrong.nonzero()[0])
+        index = [int(i) for i in torch.unravel_index(torch.tensor(first), want.shape)]
+        where = f", the first at {index}" if index else ""
+        raise NotYet(
+            f"{name} is not right yet ({int(wrong.sum())} of {want.numel()} entries differ{where})"
+        )
+    return t
 
 
 # ---------------------------------------------------------------------------------------------

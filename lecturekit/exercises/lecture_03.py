@@ -19,8 +19,8 @@ from lecturekit.exercises.core import (
     register,
     register_lecture,
     run_student,
+    same_values,
 )
-from lecturekit.utils.claims import close
 
 register_lecture("03", "03_self_attention")
 
@@ -36,16 +36,6 @@ register(
         correct="softmax(14, 12) = {answer}, the slides' 0.88 and 0.12",
     )
 )
-
-
-def _as_vector(answer: object, name: str, length: int) -> torch.Tensor:
-    try:
-        t = torch.as_tensor(answer, dtype=torch.float32)
-    except (TypeError, ValueError, RuntimeError):
-        raise NotYet(f"{name} should be a tensor, got {type(answer).__name__}") from None
-    if t.shape != (length,):
-        raise NotYet(f"{name} should have shape ({length},), got {tuple(t.shape)}")
-    return t
 
 
 @exercise(
@@ -64,10 +54,7 @@ def _z2(answer: object) -> str:
     q, k, v = ex.x @ ex.W_q, ex.x @ ex.W_k, ex.x @ ex.W_v  # (2, 512) @ (512, 64) -> (2, 64)
     weights = torch.softmax(q[1] @ k.T / math.sqrt(k.shape[-1]), dim=0)  # (2,)
     truth = weights @ v  # (2,) @ (2, 64) -> (64,)
-    z2 = _as_vector(answer, "z2", truth.shape[0])
-    verdict = close(z2, truth, atol=1e-4, rtol=1e-4)
-    if not verdict:
-        raise NotYet(f"z2 is not the second row of Z yet ({verdict.reason})")
+    same_values(answer, truth, "z2, the second row of Z,", atol=1e-4, rtol=1e-4)
     return (
         f"z2 = {weights[0]:.4f} v1 + {weights[1]:.4f} v2: Machines attends to itself, "
         "and z2 equals the second row of Z"
@@ -95,19 +82,9 @@ def _attention(answer: object) -> str:
         k = torch.randn(*batch, t_k, d_k, generator=g)  # (..., Tk, Dk)
         v = torch.randn(*batch, t_k, d_v, generator=g)  # (..., Tk, Dv)
         got = run_student(answer, q, k, v, what=f"your function on Q {tuple(q.shape)}")
-        if isinstance(got, tuple):
-            got = got[0]  # (out, weights) is fine too
-        if not isinstance(got, torch.Tensor):
-            raise NotYet(f"return a tensor (the output), got {type(got).__name__}")
         want, _ = scaled_dot_product_attention(q, k, v)
-        if got.shape != want.shape:
-            raise NotYet(
-                f"for Q {tuple(q.shape)}, K {tuple(k.shape)}, V {tuple(v.shape)} the output "
-                f"should have shape {tuple(want.shape)}, got {tuple(got.shape)}"
-            )
-        verdict = close(got, want, atol=1e-5, rtol=1e-4)
-        if not verdict:
-            raise NotYet(f"for Q {tuple(q.shape)} the output differs ({verdict.reason})")
+        what = f"for Q {tuple(q.shape)}, K {tuple(k.shape)}, V {tuple(v.shape)} the output"
+        same_values(got, want, what, dims="(..., Tq, Dv)", rtol=1e-4)  # (out, weights) is fine
         torch.testing.assert_close(want, F.scaled_dot_product_attention(q, k, v))
     return (
         "your function equals lecturekit's scaled_dot_product_attention and torch's "
@@ -131,14 +108,9 @@ def _shift_scale(answer: object) -> str:
         raise NotYet("give a pair: answer = (shifted, multiplied)") from None
     s = torch.tensor([14.0, 12.0])
     base = torch.softmax(s, dim=0)
-    for name, value, truth in [
-        ("shifted", shifted, base),
-        ("multiplied", multiplied, torch.softmax(3 * s, dim=0)),
-    ]:
-        verdict = close(_as_vector(value, name, 2), truth, atol=1e-5)
-        if not verdict:
-            raise NotYet(f"{name} is not right yet ({verdict.reason})")
     m = torch.softmax(3 * s, dim=0)
+    same_values(shifted, base, "shifted")
+    same_values(multiplied, m, "multiplied")
     return (
         f"adding 100 keeps ({base[0]:.4f}, {base[1]:.4f}); multiplying by 3 sharpens it to "
         f"({m[0]:.4f}, {m[1]:.4f})"

@@ -16,22 +16,16 @@ from lecturekit.exercises.core import (
     Exercise,
     Expected,
     NotYet,
+    as_tensor,
     exercise,
     register,
     register_lecture,
     run_student,
+    same_values,
 )
 from lecturekit.utils.claims import close
 
 register_lecture("04", "04_multi_head_attention")
-
-
-def _tensor(got: object, what: str) -> torch.Tensor:
-    if isinstance(got, tuple) and got and isinstance(got[0], torch.Tensor):
-        got = got[0]  # (out, weights) is fine too
-    if not isinstance(got, torch.Tensor):
-        raise NotYet(f"{what} should return a tensor, got {type(got).__name__}")
-    return got
 
 
 @exercise(
@@ -52,13 +46,9 @@ def _split_heads(answer: object) -> str:
     for B, T, D, H in [(1, 11, 512, 8), (2, 5, 12, 3), (3, 4, 8, 1), (2, 3, 8, 8)]:
         x = torch.randn(B, T, D, generator=g)  # (B, T, D)
         what = f"your my_split_heads(x of shape {(B, T, D)}, {H})"
-        got = _tensor(run_student(answer, x.clone(), H, what=what), what)
         want = split_heads(x, H)  # (B, T, D) -> (B, H, T, Dh)
-        if got.shape != want.shape:
-            raise NotYet(
-                f"for x of shape {(B, T, D)} and {H} heads the result should have shape "
-                f"(B, H, T, Dh) = {tuple(want.shape)}, got {tuple(got.shape)}"
-            )
+        got = run_student(answer, x.clone(), H, what=what)
+        got = as_tensor(got, what, shape=want.shape, dims="(B, H, T, Dh)")
         if not torch.equal(got, want):
             if torch.equal(got.flatten().sort().values, want.flatten().sort().values):
                 raise NotYet(
@@ -93,19 +83,14 @@ def _multi_head(answer: object) -> str:
         W_Q, W_K, W_V, W_O = (torch.randn(D, D, generator=g) / math.sqrt(D) for _ in range(4))
         what = f"your my_multi_head on x of shape {(B, T, D)} with {H} heads"
         args = (x.clone(), W_Q.clone(), W_K.clone(), W_V.clone(), W_O.clone(), H)
-        got = _tensor(run_student(answer, *args, what=what), what)
         mha = MultiHeadAttention(D, H, bias=False)
         with torch.no_grad():
             for linear, W in ((mha.w_q, W_Q), (mha.w_k, W_K), (mha.w_v, W_V), (mha.w_o, W_O)):
                 linear.weight.copy_(W.T)  # nn.Linear keeps (out, in)
             want, _ = mha(x, x, x)  # (B, T, D)
-        if got.shape != want.shape:
-            raise NotYet(
-                f"for x of shape {(B, T, D)} the output should have the input's shape "
-                f"{tuple(want.shape)}, got {tuple(got.shape)}"
-            )
-        verdict = close(got, want, atol=1e-5, rtol=1e-4)
-        if verdict:
+        got = run_student(answer, *args, what=what)
+        got = as_tensor(got, f"{what}: the output", shape=want.shape, dims="(B, T, D)")
+        if close(got, want, atol=1e-5, rtol=1e-4):
             continue
         q, k, v = (split_heads(x @ W, H) for W in (W_Q, W_K, W_V))  # (B, H, T, Dh)
         wrong_scale = torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D), dim=-1) @ v
@@ -113,9 +98,7 @@ def _multi_head(answer: object) -> str:
             raise NotYet(
                 f"with {H} heads the output differs: look at what the scores are divided by"
             )
-        raise NotYet(
-            f"with {H} heads on x of shape {(B, T, D)} the output differs ({verdict.reason})"
-        )
+        same_values(got, want, f"{what}: the output", rtol=1e-4)  # the largest difference
     return (
         "your five steps equal lecturekit's MultiHeadAttention (bias=False) with the same four "
         "matrices, for 8, 3 and 1 heads"

@@ -13,10 +13,12 @@ from lecturekit.exercises.core import (
     Exercise,
     Expected,
     NotYet,
+    as_tensor,
     exercise,
     register,
     register_lecture,
     run_student,
+    same_values,
 )
 from lecturekit.utils.claims import close
 
@@ -38,13 +40,6 @@ register(
 )
 
 
-def _as_matrix(got: object, what: str) -> torch.Tensor:
-    try:
-        return torch.as_tensor(got, dtype=torch.float64)
-    except (TypeError, ValueError, RuntimeError):
-        raise NotYet(f"{what} should be a tensor, got {type(got).__name__}") from None
-
-
 @exercise(
     "05.2",
     "the sinusoidal table, yourself",
@@ -60,13 +55,9 @@ def _sinusoidal(answer: object) -> str:
 
     for max_len, d_model in [(20, 512), (7, 4), (50, 16), (3, 2)]:
         what = f"your my_sinusoidal_encoding({max_len}, {d_model})"
-        got = _as_matrix(run_student(answer, max_len, d_model, what=what), what)
         want = sinusoidal_encoding(max_len, d_model, dtype=torch.float64)  # (T, D)
-        if got.shape != want.shape:
-            raise NotYet(
-                f"{what} should have shape (max_len, d_model) = {tuple(want.shape)}, "
-                f"got {tuple(got.shape)}"
-            )
+        got = run_student(answer, max_len, d_model, what=what)
+        got = as_tensor(got, what, shape=want.shape, dims="(max_len, d_model)")
         if close(got, want, atol=1e-5, rtol=1e-5):
             continue
         swapped = torch.stack([want[:, 1::2], want[:, 0::2]], dim=-1).flatten(1)  # cos, sin, ...
@@ -83,7 +74,7 @@ def _sinusoidal(answer: object) -> str:
                 f"{what}: the first pair is right, the frequencies of the others are not: check "
                 "the exponent"
             )
-        raise NotYet(f"{what} differs from the formula ({close(got, want).reason})")
+        same_values(got, want, what, atol=1e-5, rtol=1e-5)  # the largest difference
     return (
         "your table equals lecturekit's sinusoidal_encoding for four sizes, the slides' "
         "20 x 512 among them"
@@ -120,9 +111,7 @@ register(
 def _backwards(answer: object) -> str:
     from lecturekit.positional import sinusoidal_encoding
 
-    A = _as_matrix(answer, "answer")
-    if A.shape != (16, 16):
-        raise NotYet(f"A should be a (16, 16) matrix, got shape {tuple(A.shape)}")
+    A = as_tensor(answer, "A", shape=(16, 16), dtype=torch.float64)
     P = sinusoidal_encoding(30, 16, dtype=torch.float64)  # (30, 16)
     verdict = close(P[4:] @ A.T, P[:-4], atol=1e-6, rtol=1e-6)  # rows: (A PE_t)^T = PE_t^T A^T
     if not verdict:

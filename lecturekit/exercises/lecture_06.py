@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import torch
 
-from lecturekit.exercises.core import NotYet, exercise, register_lecture, run_student
+from lecturekit.exercises.core import (
+    NotYet,
+    as_mask,
+    exercise,
+    register_lecture,
+    run_student,
+    same_values,
+)
 
 register_lecture("06", "06_masking")
-
-
-def _bool_tensor(got: object, what: str) -> torch.Tensor:
-    if not isinstance(got, torch.Tensor):
-        raise NotYet(f"{what} should return a tensor, got {type(got).__name__}")
-    if got.dtype != torch.bool:
-        raise NotYet(
-            f"{what} should be a bool tensor (True = may attend), got dtype {got.dtype}: "
-            "compare, or call .bool()"
-        )
-    return got
 
 
 @exercise(
@@ -42,10 +38,8 @@ def _causal(answer: object) -> str:
 
     for T in (1, 2, 3, 4, 5, 8, 13):
         what = f"your my_causal_mask({T})"
-        got = _bool_tensor(run_student(answer, T, what=what), what)
         want = causal_mask(T)  # (T, T)
-        if got.shape != want.shape:
-            raise NotYet(f"{what} should have shape (T, T) = {(T, T)}, got {tuple(got.shape)}")
+        got = as_mask(run_student(answer, T, what=what), what, shape=want.shape, dims="(T, T)")
         if torch.equal(got, want):
             continue
         if torch.equal(got, ~want):
@@ -60,7 +54,7 @@ def _causal(answer: object) -> str:
             )
         if torch.equal(got, want & ~torch.eye(T, dtype=torch.bool)):
             raise NotYet(f"{what} forbids the diagonal: a position may attend to itself")
-        raise NotYet(f"{what} differs from the causal mask in {int((got != want).sum())} entries")
+        same_values(got, want, what)  # how many entries differ
     return "your mask equals lecturekit's causal_mask for T = 1 to 13"
 
 
@@ -80,7 +74,7 @@ def _decoder(answer: object) -> str:
 
     for lengths, T in [([3, 1], 4), ([4, 2, 6], 6), ([5], 5), ([2, 0, 3], 3)]:
         what = f"your my_decoder_mask({lengths}, {T})"
-        got = _bool_tensor(run_student(answer, list(lengths), T, what=what), what)
+        got = as_mask(run_student(answer, list(lengths), T, what=what), what)
         want = decoder_mask(lengths, T)  # (B, 1, T, T)
         B = len(lengths)
         if got.shape == (B, T, T):
@@ -88,11 +82,7 @@ def _decoder(answer: object) -> str:
                 f"{what} has shape (B, T, T) = {(B, T, T)}: add the head dimension, "
                 f"(B, 1, T, T) = {tuple(want.shape)}, so the mask broadcasts over the heads"
             )
-        if got.shape != want.shape:
-            raise NotYet(
-                f"{what} should have shape (B, 1, T, T) = {tuple(want.shape)}, "
-                f"got {tuple(got.shape)}"
-            )
+        got = as_mask(got, what, shape=want.shape, dims="(B, 1, T, T)")
         if torch.equal(got, want):
             continue
         pad = padding_mask(lengths, T)  # (B, T)
@@ -103,9 +93,7 @@ def _decoder(answer: object) -> str:
                 f"{what} also blocks the pad queries (rows): padding masks keys only, and a "
                 "row with nothing allowed is a fully masked row"
             )
-        raise NotYet(
-            f"{what} differs from causal AND padding in {int((got != want).sum())} entries"
-        )
+        same_values(got, want, what)  # how many entries differ
     return (
         "your mask equals lecturekit's decoder_mask on four batches, a length-0 sentence "
         "among them: causal AND padding, (B, 1, T, T)"
@@ -126,20 +114,17 @@ def _zero_weights(answer: object) -> str:
     from lecturekit.masking import key_padding_mask, padding_mask
 
     lengths, T = [3, 1], 4
-    got = _bool_tensor(answer, "answer")
-    if got.shape != (2, T, T):
-        raise NotYet(f"the answer should have shape (2, {T}, {T}), got {tuple(got.shape)}")
+    got = as_mask(answer, "the answer", shape=(2, T, T), dims="(B, T, T)")
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, T, 8, generator=g)  # (B, T, D)
     mha = MultiHeadAttention(8, 2)
     with torch.no_grad():
         _, w = mha(x, x, x, key_padding_mask(padding_mask(lengths, T)))  # (B, H, T, T)
     zero = (w == 0).all(dim=1)  # (B, H, T, T) -> (B, T, T): zero in every head
-    if torch.equal(got, zero):
-        return "a weight is exactly 0 when its key (column) is padding, for every query"
-    if torch.equal(got, zero.transpose(1, 2)):
+    if not torch.equal(got, zero) and torch.equal(got, zero.transpose(1, 2)):
         raise NotYet("that marks pad queries (rows); the mask acts on the keys (columns)")
-    raise NotYet(f"{int((got != zero).sum())} of the {got.numel()} entries are not right")
+    same_values(got, zero, "the answer")  # how many entries differ
+    return "a weight is exactly 0 when its key (column) is padding, for every query"
 
 
 @exercise(

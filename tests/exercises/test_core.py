@@ -11,6 +11,8 @@ from lecturekit.exercises.core import (
     Expected,
     NotYet,
     answer_hashes,
+    as_mask,
+    as_tensor,
     canonical,
     check,
     hint,
@@ -18,6 +20,7 @@ from lecturekit.exercises.core import (
     register,
     register_lecture,
     run_student,
+    same_values,
     solved,
     status,
 )
@@ -135,6 +138,30 @@ def test_checkers_run_the_students_code(capsys):
     assert status("99.7") == "not attempted" and "not attempted yet" in _out(capsys)
     check("99.7", 5, n=3)
     assert "expected a function (def ...), got int" in _out(capsys)
+
+
+def test_tensor_helpers_convert_check_the_shape_and_say_what_differs():
+    out = torch.ones(2, 3)
+    assert as_tensor((out, "weights"), "the output") is out  # (output, weights): the output
+    assert as_tensor([[1, 2]], "ids", shape=(1, 2)).dtype == torch.int64
+    with pytest.raises(NotYet, match=r"^the output should be a tensor, got NoneType$"):
+        as_tensor(None, "the output")
+    with pytest.raises(NotYet, match=r"^x should have shape \(B, T\) = \(2, 3\), got \(3, 2\)$"):
+        as_tensor(out.T, "x", shape=(2, 3), dims="(B, T)")
+    with pytest.raises(NotYet, match=r"bool tensor \(True = may attend\), got dtype torch.int64"):
+        as_mask([[1, 0]], "the mask")
+    assert as_mask([[True, False]], "the mask", shape=(1, 2)).dtype == torch.bool
+
+    want = torch.tensor([0.123456789, 2.0], dtype=torch.float64)
+    same_values([0.123456789, 2.0], want, "s", atol=1e-9, rtol=0)  # a list, in want's dtype
+    with pytest.raises(NotYet, match=r"^s is not right yet \(largest difference 0.5 at \[1\]"):
+        same_values(torch.tensor([0.123456789, 2.5]), want, "s")
+    mask = torch.tensor([[True, False], [True, True]])
+    with pytest.raises(NotYet, match=r"^m is not right yet \(2 of 4 entries differ, the first at "
+                                     r"\[0, 1\]\)$"):  # fmt: skip
+        same_values(~mask | torch.eye(2, dtype=torch.bool), mask, "m")
+    with pytest.raises(NotYet, match=r"^ids should have shape \(1, 2\), got \(2,\)$"):
+        same_values([3, 4], torch.tensor([[3, 4]]), "ids")
 
 
 @pytest.mark.parametrize(
