@@ -220,6 +220,31 @@ class BottleneckDecoder(_Decoder):
         return self.out(s), None, h_n[0]
 
 
+def _build_attention_decoder(
+    decoder: nn.Module,
+    vocab_size: int,
+    emb_dim: int,
+    hidden_dim: int,
+    score: str,
+    max_src_len: int,
+    pad_id: int,
+    rnn: Callable[[], nn.Module],
+) -> None:
+    """The layers both attention decoders have, built in one order (so that a seed gives the
+    same initial weights): checks, embedding, the recurrence ``rnn()``, the score, W_c, W_o."""
+    _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
+    check_choice("score", score, sorted(SCORE_FUNCTIONS))
+    check_positive_int("max_src_len", max_src_len)
+    decoder.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
+    decoder.rnn = rnn()
+    # queries (s_t or s_{t-1}) and keys h_i both have width hidden_dim: every score applies
+    decoder.score = make_score(
+        score, hidden_dim, hidden_dim, hidden_dim=hidden_dim, max_len=max_src_len
+    )
+    decoder.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c [c_t; s_t]
+    decoder.out = nn.Linear(hidden_dim, vocab_size)
+
+
 class AttentionDecoder(_Decoder):
     """GRU decoder that attends over all encoder states at every step.
 
@@ -236,17 +261,16 @@ class AttentionDecoder(_Decoder):
         pad_id: int = PAD,
     ):
         super().__init__()
-        _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
-        check_choice("score", score, sorted(SCORE_FUNCTIONS))
-        check_positive_int("max_src_len", max_src_len)
-        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
-        self.rnn = nn.GRU(emb_dim, hidden_dim, batch_first=True)
-        # queries s_t and keys h_i both have width hidden_dim: every score applies as is
-        self.score = make_score(
-            score, hidden_dim, hidden_dim, hidden_dim=hidden_dim, max_len=max_src_len
+        _build_attention_decoder(
+            self,
+            vocab_size,
+            emb_dim,
+            hidden_dim,
+            score,
+            max_src_len,
+            pad_id,
+            rnn=lambda: nn.GRU(emb_dim, hidden_dim, batch_first=True),
         )
-        self.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c [c_t; s_t]
-        self.out = nn.Linear(hidden_dim, vocab_size)
 
     def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """As forward, from hidden state h0 (B, H); also returns the last hidden state (B, H)."""
@@ -287,17 +311,17 @@ class BahdanauDecoder(_Decoder):
         pad_id: int = PAD,
     ):
         super().__init__()
-        _check_sizes(vocab_size, emb_dim, hidden_dim, pad_id)
-        check_choice("score", score, sorted(SCORE_FUNCTIONS))
-        check_positive_int("max_src_len", max_src_len)
-        self.embedding = nn.Embedding(vocab_size, emb_dim, padding_idx=pad_id)
-        self.rnn = nn.GRUCell(emb_dim + hidden_dim, hidden_dim)  # input [emb(y_{t-1}); c_t]
-        # queries s_{t-1} and keys h_i both have width hidden_dim: every score applies as is
-        self.score = make_score(
-            score, hidden_dim, hidden_dim, hidden_dim=hidden_dim, max_len=max_src_len
+        # the GRU's input is [emb(y_{t-1}); c_t]
+        _build_attention_decoder(
+            self,
+            vocab_size,
+            emb_dim,
+            hidden_dim,
+            score,
+            max_src_len,
+            pad_id,
+            rnn=lambda: nn.GRUCell(emb_dim + hidden_dim, hidden_dim),
         )
-        self.combine = nn.Linear(2 * hidden_dim, hidden_dim)  # W_c [c_t; s_t]
-        self.out = nn.Linear(hidden_dim, vocab_size)
 
     def run(self, tgt_in, states, h0, src_mask) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """As forward, from hidden state h0 (B, H) = s_0; also returns the last state s_T
