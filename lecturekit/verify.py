@@ -15,20 +15,22 @@ What it checks, in under 30 s on one CPU core, without downloading anything:
   ``scaled_dot_product_attention`` vs ``torch.nn.functional.scaled_dot_product_attention``,
   ``MultiHeadAttention`` vs ``torch.nn.MultiheadAttention``, ``EncoderLayer`` vs
   ``torch.nn.TransformerEncoderLayer``, ``Transformer`` vs ``torch.nn.Transformer``, and
-  ``BertForPreTraining`` / ``ViT`` vs Hugging Face's ``BertForPreTraining`` /
-  ``ViTForImageClassification`` built from tiny random configs (skipped, with the reason,
-  when ``transformers`` is not installed);
+  ``BertForPreTraining``, the three fine-tuning heads (``BertForSequenceClassification``,
+  ``BertForTokenClassification``, ``BertForQuestionAnswering``) and ``ViT`` vs Hugging Face's
+  classes of the same names (``ViTForImageClassification``) built from tiny random configs
+  (skipped, with the reason, when ``transformers`` is not installed);
 - every shipped checkpoint: its sha256 against the MANIFEST, and one forward pass on fixed
   inputs (logits of the expected shape, all finite);
 - the offline rule: the Hugging Face offline flags are in effect, and no check opened a
   network connection or looked up a host name (every attempt is refused and reported).
 
 The components are built exactly as in the unit tests (tests/test_attention.py,
-tests/test_layers.py, tests/models/test_transformer.py, test_bert.py, test_vit.py). A check
-that raises is a failed row with the error's message, never a traceback. The global torch
-random state and thread count are restored afterwards, so ``main()`` can run in-process.
+tests/test_layers.py, tests/models/test_transformer.py, test_bert.py, test_bert_tasks.py,
+test_vit.py). A check that raises is a failed row with the error's message, never a
+traceback. The global torch random state and thread count are restored afterwards, so
+``main()`` can run in-process.
 
-Lectures 03-10 (the components they derive, the models they load).
+Lectures 03-10 and 13 (the components they derive, the models they load).
 """
 
 from __future__ import annotations
@@ -56,6 +58,11 @@ from lecturekit.attention import MultiHeadAttention, scaled_dot_product_attentio
 from lecturekit.layers import EncoderLayer
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
 from lecturekit.models.bert import BertForPreTraining
+from lecturekit.models.bert_tasks import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+)
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
 from lecturekit.shipped import load_shipped, shipped_info, shipped_names
@@ -298,6 +305,73 @@ def check_bert() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
     return pairs, "3 layers, width 32; MLM, NSP, hidden states, attention; padding, 2 segments"
 
 
+def _check_bert_head(
+    ours_cls: type, num_labels: int
+) -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``ours_cls.from_hf`` vs Hugging Face's class of the same name from a tiny random config
+    (2 layers, width 32, ``num_labels``), with padding, two segments and targets: the logits at
+    real positions and the loss (tests/models/test_bert_tasks.py)."""
+    transformers = _transformers()
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        vocab_size=60,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=37,
+        max_position_embeddings=24,
+        num_labels=num_labels,
+        attn_implementation="eager",
+    )
+    hf = getattr(transformers, ours_cls.__name__)(config).eval()
+    ours = ours_cls.from_hf(hf)
+    g = torch.Generator().manual_seed(1)
+    B, T = 3, 10
+    real = torch.arange(T)[None, :] < torch.tensor([10, 7, 4])[:, None]  # (B, T)
+    ids = torch.randint(5, 60, (B, T), generator=g).masked_fill(~real, 0)
+    segments = ((torch.arange(T) >= 3)[None, :] & real).long()  # (B, T)
+    inputs = {"input_ids": ids, "token_type_ids": segments, "attention_mask": real.long()}
+    if ours_cls is BertForQuestionAnswering:
+        targets = {"start_positions": torch.tensor([3, 4, 1]),
+                   "end_positions": torch.tensor([5, 4, 3])}  # fmt: skip
+    elif ours_cls is BertForTokenClassification:
+        labels = torch.randint(0, num_labels, (B, T), generator=g)
+        targets = {"labels": labels.masked_fill(~real, -100)}  # padding not scored
+    else:
+        targets = {"labels": torch.randint(0, num_labels, (B,), generator=g)}
+    with torch.no_grad():
+        ref = hf(**inputs, **targets)
+        out = ours(ids, segments, real, **targets)
+    if ours_cls is BertForQuestionAnswering:
+        pairs = [
+            ("start logits", out.start_logits[real], ref.start_logits[real]),
+            ("end logits", out.end_logits[real], ref.end_logits[real]),
+        ]
+    elif ours_cls is BertForTokenClassification:
+        pairs = [("logits", out.logits[real], ref.logits[real])]
+    else:
+        pairs = [("logits", out.logits, ref.logits)]
+    pairs.append(("loss", out.loss, ref.loss))
+    what = ("start/end logits" if ours_cls is BertForQuestionAnswering
+            else f"{num_labels}-class logits")  # fmt: skip
+    return pairs, f"2 layers, width 32; {what} and loss; padding, 2 segments"
+
+
+def check_bert_sequence() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``BertForSequenceClassification.from_hf`` vs Hugging Face's (3 classes)."""
+    return _check_bert_head(BertForSequenceClassification, 3)
+
+
+def check_bert_token() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``BertForTokenClassification.from_hf`` vs Hugging Face's (5 classes)."""
+    return _check_bert_head(BertForTokenClassification, 5)
+
+
+def check_bert_span() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``BertForQuestionAnswering.from_hf`` vs Hugging Face's (start and end)."""
+    return _check_bert_head(BertForQuestionAnswering, 2)
+
+
 def check_vit() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
     """``ViT.from_hf`` vs Hugging Face's ``ViTForImageClassification`` from a tiny random config
     (8 x 8 images, 2 x 2 patches, 2 layers, width 32), every weight perturbed: logits and
@@ -343,6 +417,9 @@ COMPONENT_CHECKS: list[tuple[str, Callable]] = [
     ("EncoderLayer vs nn.TransformerEncoderLayer", check_encoder_layer),
     ("Transformer vs nn.Transformer", check_transformer),
     ("BertForPreTraining vs HF BertForPreTraining", check_bert),
+    ("BertForSequenceClassification vs HF", check_bert_sequence),
+    ("BertForTokenClassification vs HF", check_bert_token),
+    ("BertForQuestionAnswering vs HF", check_bert_span),
     ("ViT vs HF ViTForImageClassification", check_vit),
 ]
 
@@ -372,10 +449,15 @@ def _example_inputs(kind: str, config: dict, batch: int) -> tuple[tuple, tuple[i
         c = ViTConfig.from_dict(config)
         h, w = as_pair("image_size", c.image_size)
         return (torch.rand(batch, c.num_channels, h, w, generator=g),), (batch, c.num_classes)
-    if kind in ("BertForPreTraining", "CausalLM"):
+    if kind.startswith("Bert") or kind == "CausalLM":
         ids = torch.randint(5, config["vocab_size"], (batch, 12), generator=g)
         segments = (torch.arange(12) >= 6).long().expand(batch, 12)
-        return (ids, segments), (batch, 12, config["vocab_size"])
+        shape = {  # the first output: MLM logits, class logits per sequence or position, start
+            "BertForSequenceClassification": (batch, config.get("num_labels", 2)),
+            "BertForTokenClassification": (batch, 12, config.get("num_labels", 2)),
+            "BertForQuestionAnswering": (batch, 12),
+        }.get(kind, (batch, 12, config["vocab_size"]))
+        return (ids, segments), shape
     # the translation models: Seq2Seq (src, src_len, tgt_in) and Transformer (src, tgt_in)
     src = torch.randint(4, config["src_vocab_size"], (batch, 9), generator=g)
     tgt = torch.randint(4, config["tgt_vocab_size"], (batch, 7), generator=g)
@@ -385,7 +467,8 @@ def _example_inputs(kind: str, config: dict, batch: int) -> tuple[tuple, tuple[i
 
 
 def _logits(output: object) -> torch.Tensor:
-    """The logits of a model's output: the first tensor (MLM logits for BERT)."""
+    """The logits of a model's output: the first tensor (MLM logits for BERT, the start logits
+    of a question-answering head)."""
     first = output[0] if isinstance(output, tuple) else output
     if not isinstance(first, torch.Tensor):
         raise _Fail(f"the forward pass gave {type(first).__name__}, not a tensor of logits")

@@ -43,7 +43,7 @@ def test_main_prints_one_row_per_check_and_exits_0(capsys):
     rows = _rows(out)
     expected = COMPONENT_ROWS + [f"checkpoint {n}" for n in shipped_names()] + OFFLINE_ROWS
     assert list(rows) == expected
-    assert len(shipped_names()) == 10
+    assert len(shipped_names()) == 14
     for name in expected:
         assert rows[name][0] == "✓", f"{name}: {rows[name]}"
     for name in COMPONENT_ROWS:  # every reference comparison: a difference within 1e-5
@@ -106,6 +106,36 @@ def test_a_checkpoint_whose_hash_differs_is_a_cross(monkeypatch, capsys, few_che
     )
 
 
+def test_fine_tuned_bert_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp_path):
+    """Checkpoints of the three fine-tuning heads (lecture 13), once shipped: logits of the
+    head's shape (per sequence, per position, start logits)."""
+    from lecturekit.models.bert_tasks import (
+        BertForQuestionAnswering,
+        BertForSequenceClassification,
+        BertForTokenClassification,
+        BertTaskConfig,
+    )
+    from lecturekit.shipped import store
+
+    config = BertTaskConfig.tiny(vocab_size=30, hidden_size=8, intermediate_size=16, num_labels=3)
+    for name, model in (
+        ("seq", BertForSequenceClassification(config)),
+        ("tok", BertForTokenClassification(config)),
+        ("qa", BertForQuestionAnswering(config.replace(num_labels=2))),
+    ):
+        store.save_shipped(model, name, training={}, data_dir=tmp_path)
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
+    monkeypatch.setattr(verify, "shipped_names", lambda: store.shipped_names(tmp_path))
+    monkeypatch.setattr(verify, "shipped_info", lambda n: store.shipped_info(n, tmp_path))
+    monkeypatch.setattr(verify, "load_shipped", lambda n: store.load_shipped(n, tmp_path))
+    monkeypatch.setattr(verify, "read_manifest", lambda: store.read_manifest(tmp_path))
+    assert verify.main([]) == 0
+    rows = _rows(capsys.readouterr().out)
+    for name, shape in (("qa", "(2, 12)"), ("seq", "(2, 3)"), ("tok", "(2, 12, 3)")):
+        assert rows[f"checkpoint {name}"][0] == "✓"
+        assert f"forward: logits {shape}, finite" in rows[f"checkpoint {name}"][3]
+
+
 def test_missing_checkpoints_are_one_cross(monkeypatch, capsys):
     """An installed copy without its data/ (the bug of issue 16) is one clear failed row."""
 
@@ -129,14 +159,18 @@ def test_without_transformers_the_hugging_face_rows_are_skipped(
     assert verify.main([]) == 0
     out = capsys.readouterr().out
     rows = _rows(out)
-    for name in (
+    hugging_face_rows = (
         "BertForPreTraining vs HF BertForPreTraining",
+        "BertForSequenceClassification vs HF",
+        "BertForTokenClassification vs HF",
+        "BertForQuestionAnswering vs HF",
         "ViT vs HF ViTForImageClassification",
-    ):
+    )
+    for name in hugging_face_rows:
         assert rows[name][0] == "skipped" and rows[name][1] == "-"
         assert rows[name][3] == "transformers is not installed (pip install transformers)"
     assert rows["MultiHeadAttention vs nn.MultiheadAttention"][0] == "✓"
-    assert ", 0 failed, 2 skipped in " in out
+    assert ", 0 failed, 5 skipped in " in out
 
 
 def test_a_network_attempt_is_refused_and_reported(monkeypatch, capsys, few_checkpoints):

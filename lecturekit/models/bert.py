@@ -15,8 +15,16 @@ Public API::
     #   out.hidden_states: list of (B, T, D), the embeddings then each layer's output,
     #   out.attentions: list of (B, H, T, T), one per layer
     model = BertForPreTraining.from_hf(hf_model)      # any transformers.BertForPreTraining
+    # what every from_hf of a BERT model shares (also lecturekit.models.bert_tasks'):
+    config = bert_config_from_hf(hf_config, config_cls=BertConfig, tied_decoder=False, **extra)
+    #   lecturekit's config of the HF config's sizes (+ extra fields of a subclass); refuses
+    #   options lecturekit's BERT does not have (tied_decoder: also an untied MLM decoder)
+    check_hf_layer_norms(hf_model, config.layer_norm_eps)   # every LayerNorm as built agrees
+    pairs = bert_weight_pairs(model.bert, hf_model.bert, heads=[(ours, theirs), ...])
+    #   the module pairs for copy_parameters: embeddings, the pooler (if HF's has one), the
+    #   heads' pairs, each encoder layer
     masked_ids, labels = mask_tokens(input_ids, vocab_size=V, prob=0.15, generator=g)
-    init_bert_weights(module)                         # N(0, 0.02), zero biases (model.apply)
+    init_bert_weights(module, generator=None)         # N(0, 0.02), zero biases (model.apply)
     encoder = bert_encoder(config)                    # the post-norm GELU encoder stack
     fill_mask(model, tokenizer, "i think [MASK] is great", k=5)   # top-k per [MASK]
     nsp_probability(model, tokenizer, a, b)           # P(IsNext | [CLS] a [SEP] b [SEP])
@@ -26,6 +34,7 @@ Lecture 08; Devlin et al. 2019 (BERT), sections 3.1 (MLM, NSP) and figure 2 (inp
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -60,6 +69,9 @@ __all__ = [
     "PreTrainingOutput",
     "bert_encoder",
     "init_bert_weights",
+    "bert_config_from_hf",
+    "check_hf_layer_norms",
+    "bert_weight_pairs",
     "mask_tokens",
     "fill_mask",
     "nsp_probability",
@@ -115,15 +127,21 @@ def bert_encoder(config: BertConfig) -> Encoder:
 
 
 @torch.no_grad()
-def init_bert_weights(module: nn.Module) -> None:
+def init_bert_weights(module: nn.Module, generator: torch.Generator | None = None) -> None:
     """BERT's initialisation, for ``model.apply``: N(0, 0.02) weights of Linear and Embedding
     layers, zero biases, a zero row for the padding id (LayerNorms keep 1 and 0).
+
+    ``generator``: a ``torch.Generator`` to draw from (``model.apply(functools.partial(
+    init_bert_weights, generator=g))`` leaves the global random state alone), or None for
+    torch's global one.
 
     Lecture 08; Devlin et al. 2019 (the released code's initializer_range = 0.02).
     """
     check_instance("module", module, nn.Module)
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
     if isinstance(module, nn.Linear | nn.Embedding):
-        nn.init.normal_(module.weight, std=0.02)
+        module.weight.normal_(0.0, 0.02, generator=generator)  # = nn.init.normal_(std=0.02)
     if isinstance(module, nn.Linear) and module.bias is not None:
         nn.init.zeros_(module.bias)
     if isinstance(module, nn.Embedding) and module.padding_idx is not None:
@@ -290,64 +308,119 @@ class BertForPreTraining(nn.Module):
             raise ValueError(
                 f"hf_model must be a transformers.BertForPreTraining, got {type(hf_model).__name__}"
             )
-        c, abs_ = hf_model.config, "absolute"
-        unsupported = {
-            "hidden_act": (c.hidden_act, "gelu"),
-            "position_embedding_type": (getattr(c, "position_embedding_type", 0) or abs_, abs_),
-            "tie_word_embeddings": (getattr(c, "tie_word_embeddings", True), True),
-            "is_decoder": (c.is_decoder, False),
-        }
-        for name, (seen, wanted) in unsupported.items():
-            if seen != wanted:
-                raise ValueError(
-                    f"hf_model.config.{name}={seen!r} is not supported: lecturekit's BERT has "
-                    f"{name}={wanted!r} (copying would change the function); nothing was copied"
-                )
-        config = BertConfig(
-            vocab_size=c.vocab_size,
-            hidden_size=c.hidden_size,
-            num_layers=c.num_hidden_layers,
-            num_heads=c.num_attention_heads,
-            intermediate_size=c.intermediate_size,
-            max_position=c.max_position_embeddings,
-            type_vocab_size=c.type_vocab_size,
-            dropout=c.hidden_dropout_prob,
-            layer_norm_eps=c.layer_norm_eps,
-            pad_id=c.pad_token_id if c.pad_token_id is not None else 0,
-        )
-        for name, module in hf_model.named_modules():  # the modules, as built, must agree
-            if isinstance(module, nn.LayerNorm) and module.eps != config.layer_norm_eps:
-                raise ValueError(
-                    f"hf_model's {name} has eps={module.eps:g} but hf_model.config.layer_norm_eps"
-                    f"={config.layer_norm_eps:g}: copying would change the function"
-                )
+        config = bert_config_from_hf(hf_model.config, BertConfig, tied_decoder=True)
+        check_hf_layer_norms(hf_model, config.layer_norm_eps)
         model = cls(config)
-        hf_bert, emb = hf_model.bert, model.bert.embeddings
-        pairs = [
-            (emb.token, hf_bert.embeddings.word_embeddings),
-            (emb.segment, hf_bert.embeddings.token_type_embeddings),
-            (emb.position, hf_bert.embeddings.position_embeddings),
-            (emb.norm, hf_bert.embeddings.LayerNorm),
-            (model.bert.pooler, hf_bert.pooler.dense),
+        heads = [
             (model.mlm_dense, hf_model.cls.predictions.transform.dense),
             (model.mlm_norm, hf_model.cls.predictions.transform.LayerNorm),
             (model.nsp, hf_model.cls.seq_relationship),
         ]
-        for mine, theirs in zip(model.bert.encoder.layers, hf_bert.encoder.layer, strict=True):
-            attn = theirs.attention
-            pairs += [
-                (mine.self_attn.w_q, attn.self.query),
-                (mine.self_attn.w_k, attn.self.key),
-                (mine.self_attn.w_v, attn.self.value),
-                (mine.self_attn.w_o, attn.output.dense),
-                (mine.norm1, attn.output.LayerNorm),
-                (mine.ffn.linear1, theirs.intermediate.dense),
-                (mine.ffn.linear2, theirs.output.dense),
-                (mine.norm2, theirs.output.LayerNorm),
-            ]
-        copy_parameters(pairs)
+        copy_parameters(bert_weight_pairs(model.bert, hf_model.bert, heads=heads))
         model.mlm_bias.copy_(hf_model.cls.predictions.bias)
         return model.train(hf_model.training)
+
+
+def bert_config_from_hf(
+    hf_config: object,
+    config_cls: type[BertConfig] = BertConfig,
+    *,
+    tied_decoder: bool = False,
+    **extra: object,
+) -> BertConfig:
+    """The ``config_cls`` (BertConfig or a subclass) of a Hugging Face ``BertConfig``'s sizes,
+    with ``extra`` fields of the subclass (e.g. ``num_labels=hf_config.num_labels``).
+
+    Options lecturekit's BERT does not have raise a ValueError naming them (the function would
+    change): an activation other than exact GELU, relative position embeddings, a decoder
+    (causal) BERT and, with ``tied_decoder`` (a masked-LM head), an output layer not tied to
+    the token embeddings. Dropout is ``hidden_dropout_prob`` (lecturekit's one dropout rate).
+
+    Lecture 08; shared by every ``from_hf`` of a BERT model (lectures 08, 13).
+    """
+    if not isinstance(config_cls, type) or not issubclass(config_cls, BertConfig):
+        raise ValueError(f"config_cls must be BertConfig or a subclass, got {config_cls!r}")
+    c, abs_ = hf_config, "absolute"
+    unsupported = {
+        "hidden_act": (c.hidden_act, "gelu"),
+        "position_embedding_type": (getattr(c, "position_embedding_type", 0) or abs_, abs_),
+    }
+    if tied_decoder:
+        unsupported["tie_word_embeddings"] = (getattr(c, "tie_word_embeddings", True), True)
+    unsupported["is_decoder"] = (c.is_decoder, False)
+    for name, (seen, wanted) in unsupported.items():
+        if seen != wanted:
+            raise ValueError(
+                f"hf_model.config.{name}={seen!r} is not supported: lecturekit's BERT has "
+                f"{name}={wanted!r} (copying would change the function); nothing was copied"
+            )
+    return config_cls(
+        vocab_size=c.vocab_size,
+        hidden_size=c.hidden_size,
+        num_layers=c.num_hidden_layers,
+        num_heads=c.num_attention_heads,
+        intermediate_size=c.intermediate_size,
+        max_position=c.max_position_embeddings,
+        type_vocab_size=c.type_vocab_size,
+        dropout=c.hidden_dropout_prob,
+        layer_norm_eps=c.layer_norm_eps,
+        pad_id=c.pad_token_id if c.pad_token_id is not None else 0,
+        **extra,
+    )
+
+
+def check_hf_layer_norms(hf_model: nn.Module, layer_norm_eps: float) -> None:
+    """Raise ValueError unless every LayerNorm of ``hf_model``, as built, has eps =
+    ``layer_norm_eps`` (its config's: a config edited after building no longer describes the
+    modules, and copying would change the function).
+
+    Lecture 08; shared by every ``from_hf`` of a BERT model (lectures 08, 13).
+    """
+    for name, module in hf_model.named_modules():  # the modules, as built, must agree
+        if isinstance(module, nn.LayerNorm) and module.eps != layer_norm_eps:
+            raise ValueError(
+                f"hf_model's {name} has eps={module.eps:g} but hf_model.config.layer_norm_eps"
+                f"={layer_norm_eps:g}: copying would change the function"
+            )
+
+
+def bert_weight_pairs(
+    ours: BertModel,
+    hf_bert: nn.Module,
+    heads: Sequence[tuple[nn.Module, nn.Module]] = (),
+) -> list[tuple[nn.Module, nn.Module]]:
+    """The (ours, theirs) module pairs that copy a Hugging Face ``BertModel`` (a model's
+    ``.bert``) into lecturekit's ``BertModel``, for ``copy_parameters``: the four embedding
+    modules, the pooler (only when ``hf_bert`` has one: Hugging Face's token-classification and
+    question-answering models are built without, and lecturekit's pooler then keeps its
+    weights), the ``heads`` pairs given, then the 8 modules of each encoder layer.
+
+    Lecture 08; shared by every ``from_hf`` of a BERT model (lectures 08, 13).
+    """
+    check_instance("ours", ours, BertModel)
+    emb = ours.embeddings
+    pairs = [
+        (emb.token, hf_bert.embeddings.word_embeddings),
+        (emb.segment, hf_bert.embeddings.token_type_embeddings),
+        (emb.position, hf_bert.embeddings.position_embeddings),
+        (emb.norm, hf_bert.embeddings.LayerNorm),
+    ]
+    if getattr(hf_bert, "pooler", None) is not None:
+        pairs.append((ours.pooler, hf_bert.pooler.dense))
+    pairs += list(heads)
+    for mine, theirs in zip(ours.encoder.layers, hf_bert.encoder.layer, strict=True):
+        attn = theirs.attention
+        pairs += [
+            (mine.self_attn.w_q, attn.self.query),
+            (mine.self_attn.w_k, attn.self.key),
+            (mine.self_attn.w_v, attn.self.value),
+            (mine.self_attn.w_o, attn.output.dense),
+            (mine.norm1, attn.output.LayerNorm),
+            (mine.ffn.linear1, theirs.intermediate.dense),
+            (mine.ffn.linear2, theirs.output.dense),
+            (mine.norm2, theirs.output.LayerNorm),
+        ]
+    return pairs
 
 
 def mask_tokens(

@@ -11,6 +11,12 @@ import torch
 from safetensors.torch import save_file
 
 from lecturekit.models.bert import BertConfig, BertForPreTraining
+from lecturekit.models.bert_tasks import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+    BertTaskConfig,
+)
 from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
@@ -128,6 +134,7 @@ def test_unknown_names_list_the_shipped_ones():
 def _tiny_models():
     vocab = [*SPECIAL_TOKENS, *"abcdefghij"]
     small = {"d_model": 8, "num_heads": 2, "num_layers": 1, "d_ff": 16}
+    task = BertTaskConfig.tiny(vocab_size=15, hidden_size=8, intermediate_size=16, num_labels=3)
     return {
         "Seq2Seq": (Seq2Seq(Seq2SeqConfig.tiny(emb_dim=4, hidden_dim=6)), None),
         "Transformer": (Transformer(TransformerConfig.tiny(**small)), None),
@@ -135,6 +142,9 @@ def _tiny_models():
                                                                   intermediate_size=16)), vocab),
         "CausalLM": (CausalLM(BertConfig.tiny(vocab_size=15, hidden_size=8)), vocab),
         "ViT": (ViT(ViTConfig.tiny(**small)), None),
+        "BertForSequenceClassification": (BertForSequenceClassification(task), vocab),
+        "BertForTokenClassification": (BertForTokenClassification(task), vocab),
+        "BertForQuestionAnswering": (BertForQuestionAnswering(task.replace(num_labels=2)), vocab),
     }  # fmt: skip
 
 
