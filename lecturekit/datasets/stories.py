@@ -20,6 +20,7 @@ Public API::
     data = default_data()            # lecture 08's corpus: train/test documents + WordPiece
     blanks = right_context_blanks(n=400, seed=1)     # list of Blank(words, index, answer)
     RIGHT_CONTEXT_FAMILIES                           # family name -> {answer: right context}
+    MALE_NAMES, FEMALE_NAMES, PETS, BIRDS            # the world's names, pets and birds
 
 Lecture 08; Devlin et al. 2019 (BERT) sections 3.1 and A.1.
 """
@@ -36,6 +37,10 @@ from lecturekit.utils.checks import check_choice, check_instance, check_positive
 
 __all__ = [
     "SCRIPTS",
+    "MALE_NAMES",
+    "FEMALE_NAMES",
+    "PETS",
+    "BIRDS",
     "RIGHT_CONTEXT_FAMILIES",
     "CORPUS",
     "Blank",
@@ -49,8 +54,10 @@ __all__ = [
 # lecture 08's corpus: documents for training and held out, the WordPiece vocabulary size
 CORPUS = {"n_documents": 4000, "n_test_documents": 400, "vocab_size": 450, "seed": 0}
 
-_MALE = ("tom", "jack", "sam", "ben", "max", "leo")
-_FEMALE = ("anna", "lucy", "emma", "mia", "sara", "kate")
+# the world's first names (lecture 13's tagging task reads them as PER entities)
+MALE_NAMES = ("tom", "jack", "sam", "ben", "max", "leo")
+FEMALE_NAMES = ("anna", "lucy", "emma", "mia", "sara", "kate")
+_MALE, _FEMALE = MALE_NAMES, FEMALE_NAMES
 
 # The right-context families: the blank's left context is shared, the right context decides.
 # family -> {answer: words after the blank}
@@ -126,13 +133,14 @@ def _store(rng: random.Random) -> list[str]:
     ]
 
 
-_PETS = {  # pet: (sound sentence tail, where it sleeps)
+PETS = {  # pet: (sound sentence tail, where it sleeps)
     "dog": ("barks at the", "a blanket"),
     "cat": ("meows at the", "the sofa"),
     "bird": ("sings to the", "a small branch"),
     "duck": ("quacks at the", "the grass"),
     "horse": ("neighs at the", "the straw"),
 }
+_PETS = PETS
 
 
 def _pet(rng: random.Random) -> list[str]:
@@ -151,7 +159,7 @@ def _pet(rng: random.Random) -> list[str]:
     ]
 
 
-_BIRDS = {
+BIRDS = {  # bird: (kind, where they live, how they move, a habit)
     "penguins": (
         "flightless",
         "live in the cold south",
@@ -177,6 +185,7 @@ _BIRDS = {
         "can turn their heads far",
     ),
 }
+_BIRDS = BIRDS
 
 
 def _birds(rng: random.Random) -> list[str]:
