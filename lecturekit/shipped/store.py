@@ -22,7 +22,8 @@ One metadata layout for every checkpoint (safetensors metadata, strings):
 
     "format"    "lecturekit-checkpoint/1"
     "model"     the class in lecturekit.models: Seq2Seq, Transformer, BertForPreTraining,
-                CausalLM or ViT
+                CausalLM, ViT, or a fine-tuned BertForSequenceClassification,
+                BertForTokenClassification or BertForQuestionAnswering
     "config"    JSON of ``model.config.to_dict()``
     "training"  JSON of the recipe that trained it (data, budget, optimiser, seed)
     "vocab"     JSON list of the tokenizer's vocabulary (only models that read WordPiece ids)
@@ -34,7 +35,7 @@ MANIFEST line (e.g. a merge-conflict marker) is named by file and line number. N
 downloaded. The modules next to this one train, save and evaluate each shipped model
 (``python -m lecturekit.shipped.<module>`` regenerates them).
 
-Lectures 01, 02, 07-10 (the models they load).
+Lectures 01, 02, 07-10, 13 (the models they load).
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ from pathlib import Path
 from torch import nn
 
 from lecturekit.models.bert import BertConfig, BertForPreTraining
+from lecturekit.models.bert_tasks import (
+    BertForQuestionAnswering,
+    BertForSequenceClassification,
+    BertForTokenClassification,
+    BertTaskConfig,
+)
 from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
@@ -104,6 +111,9 @@ MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
     "BertForPreTraining": (BertForPreTraining, BertConfig),
     "CausalLM": (CausalLM, BertConfig),
     "ViT": (ViT, ViTConfig),
+    "BertForSequenceClassification": (BertForSequenceClassification, BertTaskConfig),
+    "BertForTokenClassification": (BertForTokenClassification, BertTaskConfig),
+    "BertForQuestionAnswering": (BertForQuestionAnswering, BertTaskConfig),
 }
 
 
@@ -260,7 +270,7 @@ def shipped_info(name: str, data_dir: Path | str = DATA_DIR) -> ShippedInfo:
 def load_shipped(name: str, data_dir: Path | str = DATA_DIR) -> nn.Module:
     """Shipped model ``name`` (see ``shipped_names()``), its sha256 checked, in eval mode.
 
-    Lectures 01, 02, 07-10.
+    Lectures 01, 02, 07-10, 13.
     """
     state, meta, path = _read(name, data_dir, tensors=True)
     model_class, config_class = MODEL_CLASSES[meta["model"]]
