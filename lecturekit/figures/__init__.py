@@ -16,6 +16,7 @@ from lecturekit.figures import (  # noqa: F401  (importing registers the figures
     lecture_10,
     lecture_11,
     lecture_12,
+    lecture_13,
     lectures_01_04,
     lectures_05_08,
 )

@@ -21,7 +21,7 @@ from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
-from lecturekit.shipped import bert, cli, seq2seq, store, transformer, vit
+from lecturekit.shipped import bert, cli, finetuning, seq2seq, store, transformer, vit
 from lecturekit.shipped.store import (
     DATA_DIR,
     FORMAT,
@@ -89,9 +89,15 @@ def test_training_commands_default_to_data_only_in_a_clone(monkeypatch, capsys, 
 
 
 def test_every_shipped_model_has_a_module_that_regenerates_it():
-    regenerated = {*seq2seq.MODELS, transformer.NAME, *bert.MODELS, *vit.MODELS}
+    regenerated = {
+        *seq2seq.MODELS,
+        transformer.NAME,
+        *bert.MODELS,
+        *vit.MODELS,
+        *finetuning.MODELS.values(),
+    }
     assert set(SHIPPED) == regenerated
-    assert len(SHIPPED) == 10
+    assert len(SHIPPED) == 14
     assert all(f"{name}.safetensors" in read_manifest(DATA_DIR) for name in SHIPPED)
 
 
@@ -119,13 +125,14 @@ def test_tokenizers_ship_with_the_models_that_read_wordpiece():
     assert isinstance(tok, WordPieceTokenizer) and len(tok) == 450
     assert tok.vocab == load_tokenizer("causal_lm_tiny").vocab
     with pytest.raises(ValueError, match=r"'vit_digits' has no tokenizer; these do: "
-                       r"\['bert_tiny', 'causal_lm_tiny'\]"):  # fmt: skip
+                       r"\['bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa', 'bert_tiny_tagging', "
+                       r"'bert_tiny_topic', 'causal_lm_tiny'\]"):  # fmt: skip
         load_tokenizer("vit_digits")
 
 
 def test_unknown_names_list_the_shipped_ones():
     with pytest.raises(ValueError, match=r"name='bert' is not a shipped model; choose from "
-                       r"\['bert_tiny', 'causal_lm_tiny', 'seq2seq_additive'"):  # fmt: skip
+                       r"\['bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa'"):  # fmt: skip
         load_shipped("bert")
     with pytest.raises(ValueError, match="not a shipped model"):
         shipped_info("vit_digits.safetensors")

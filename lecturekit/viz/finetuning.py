@@ -1,0 +1,330 @@
+"""Lecture 13 plots and widget: the four input formats, the learning curves, and what a
+fine-tuned model says about one input (label, span or tags, with probabilities).
+
+Public API::
+
+    plot_input_format(tokens, segment_ids, marks=None, marks_name="", title=None, ax=None)
+    #   one row of WordPiece tokens coloured by segment (A, B, special), and under each token
+    #   what the head is trained on there (a label, a tag, "-100", "start" / "end")
+    input_formats_figure(formats)            # several plot_input_format panels, one Figure
+    plot_learning_curve(table, task, ax=None, ylabel="score")   # score vs labelled examples
+    #   table: lecturekit.experiments.finetuning.curve_table(rows); one line per regime
+    #   (mean over seeds), the band from the lowest to the highest seed
+    learning_curves_figure(table, ylabels)   # one panel per task
+    plot_label_probabilities(labels, probs, ax=None, title=None)
+    plot_span_probabilities(tokens, start_probs, end_probs, span, ax=None, title=None)
+    plot_tag_probabilities(words, labels, probs, ax=None, title=None)
+    finetuning_widget(models, tasks, tokenizer, inputs)   # pick a task, type, see the answer
+
+Lecture 13; Devlin et al. 2019 figure 4 (the four fine-tuning formats).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+
+from lecturekit.utils.checks import check_str, check_strings
+from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets, to_numpy
+from lecturekit.viz.plots import plot_heatmap
+from lecturekit.viz.style import palette
+
+__all__ = [
+    "plot_input_format",
+    "input_formats_figure",
+    "plot_learning_curve",
+    "learning_curves_figure",
+    "plot_label_probabilities",
+    "plot_span_probabilities",
+    "plot_tag_probabilities",
+    "finetuning_widget",
+]
+
+_SPECIAL = {"[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]"}
+
+
+def _box_width(token: str) -> float:
+    return max(0.8, 0.16 * len(token) + 0.3)
+
+
+def plot_input_format(
+    tokens: Sequence[str],
+    segment_ids: Sequence[int],
+    marks: Sequence[str] | None = None,
+    marks_name: str = "",
+    title: str | None = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """One input as the slides draw it: a box per WordPiece token, coloured by segment (A, B;
+    [CLS] / [SEP] grey), the segment id under it, and optionally a third row ``marks`` (one
+    string per token, "" for none) named ``marks_name``: what the head is trained on there.
+
+    Lecture 13; Devlin et al. 2019 figure 4.
+    """
+    tokens = check_strings("tokens", tokens)
+    segments = to_numpy("segment_ids", segment_ids, 1).astype(int).tolist()
+    if len(segments) != len(tokens):
+        raise ValueError(f"segment_ids has {len(segments)} entries but tokens has {len(tokens)}")
+    if any(s not in (0, 1) for s in segments):
+        raise ValueError(f"segment_ids must be 0 (A) or 1 (B), got {sorted(set(segments))}")
+    if marks is not None:
+        marks = check_strings("marks", marks)
+        if len(marks) != len(tokens):
+            raise ValueError(f"marks has {len(marks)} entries but tokens has {len(tokens)}")
+    check_str("marks_name", marks_name, allow_empty=True)
+    T = len(tokens)
+    ax = get_axes(ax, (max(6.0, 0.8 * T + 1.5), 2.2))
+    colors = palette()
+    width = [_box_width(t) for t in tokens]  # box widths in data units
+    x = np.concatenate([[0.0], np.cumsum([w + 0.12 for w in width])[:-1]])
+    rows = [("input", 0.0), ("segment", -0.85)] + ([(marks_name, -1.6)] if marks else [])
+    for name, y in rows:
+        ax.text(-0.3, y, name, ha="right", va="center", fontsize="small", fontweight="bold")
+    for i, token in enumerate(tokens):
+        color = "0.6" if token in _SPECIAL else colors[0 if segments[i] == 0 else 1]
+        cx = x[i] + width[i] / 2
+        ax.add_patch(FancyBboxPatch((x[i], -0.3), width[i], 0.6, boxstyle="round,pad=0.02",
+                                    fc=color, ec=color, alpha=0.35, lw=1.0))  # fmt: skip
+        ax.text(cx, 0.0, token, ha="center", va="center", fontsize="small")
+        ax.text(cx, -0.85, "AB"[segments[i]], ha="center", va="center", fontsize="small",
+                color=color if token not in _SPECIAL else "0.4")  # fmt: skip
+        if marks and marks[i]:
+            ax.text(cx, -1.6, marks[i], ha="center", va="center", fontsize="x-small")
+    ax.set_xlim(-2.2, x[-1] + width[-1] + 0.2)
+    ax.set_ylim(-2.2 if marks else -1.3, 0.5)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, loc="left", fontsize="medium")
+    return ax
+
+
+def input_formats_figure(formats: Sequence[Mapping[str, object]]) -> Figure:
+    """One panel per input format; each entry holds the keyword arguments of
+    ``plot_input_format`` (tokens, segment_ids, and optionally marks, marks_name, title)."""
+    if isinstance(formats, Mapping) or not isinstance(formats, Sequence) or not formats:
+        raise ValueError("formats must be a non-empty list of dicts (plot_input_format's "
+                         f"arguments), got {type(formats).__name__}")  # fmt: skip
+    heights = [2.2 if f.get("marks") else 1.4 for f in formats]
+    extent = max(sum(_box_width(str(t)) + 0.12 for t in f["tokens"]) for f in formats)
+    fig = Figure(figsize=(0.62 * extent + 2.0, sum(heights) + 0.3))
+    axes = np.atleast_1d(fig.subplots(len(formats), 1, gridspec_kw={"height_ratios": heights}))
+    for ax, kwargs in zip(axes, formats, strict=True):
+        plot_input_format(ax=ax, **kwargs)
+    right = max(ax.get_xlim()[1] for ax in axes)  # one scale: a token is as wide in every panel
+    for ax in axes:
+        ax.set_xlim(ax.get_xlim()[0], right)
+    fig.tight_layout()
+    return fig
+
+
+_REGIME_STYLE = {"fine-tuned": ("o", "-"), "from scratch": ("s", "--"),
+                 "frozen features": ("^", ":")}  # fmt: skip
+
+
+def plot_learning_curve(
+    table: Mapping[tuple[str, str, int], tuple[float, float, float]],
+    task: str,
+    ax: Axes | None = None,
+    ylabel: str = "score",
+    title: str | None = None,
+) -> Axes:
+    """``task``'s test score against the number of labelled examples (log scale), one line per
+    regime: the mean over seeds, the band from the lowest to the highest seed.
+
+    ``table``: (task, regime, n_train) -> (mean, min, max), as
+    ``lecturekit.experiments.finetuning.curve_table`` returns.
+
+    Lecture 13.
+    """
+    check_mapping("table", table, "(task, regime, n_train) -> (mean, min, max)")
+    check_str("task", task)
+    regimes = list(dict.fromkeys(r for t, r, _ in table if t == task))
+    if not regimes:
+        tasks = sorted({t for t, _, _ in table})
+        raise ValueError(f"task={task!r} has no rows in table; it holds {tasks}")
+    ax = get_axes(ax, (4.5, 3.4))
+    colors = palette()
+    order = [r for r in _REGIME_STYLE if r in regimes] + [r for r in regimes
+                                                          if r not in _REGIME_STYLE]  # fmt: skip
+    for i, regime in enumerate(order):
+        sizes = sorted(n for t, r, n in table if t == task and r == regime)
+        mean, low, high = (np.array([table[(task, regime, n)][j] for n in sizes]) for j in range(3))
+        marker, style = _REGIME_STYLE.get(regime, ("o", "-"))
+        ax.plot(sizes, mean, marker=marker, linestyle=style, color=colors[i], label=regime)
+        ax.fill_between(sizes, low, high, color=colors[i], alpha=0.18, lw=0)
+    ax.set_xscale("log")
+    ax.set_xticks(sizes, [f"{n:,}" for n in sizes])
+    ax.minorticks_off()
+    ax.set(xlabel="labelled training examples", ylabel=ylabel, title=title or task)
+    ax.set_ylim(0, 1.02)
+    return ax
+
+
+def learning_curves_figure(
+    table: Mapping[tuple[str, str, int], tuple[float, float, float]],
+    ylabels: Mapping[str, str],
+) -> Figure:
+    """One ``plot_learning_curve`` panel per task of ``ylabels`` (task -> its score's name),
+    side by side, one legend."""
+    check_mapping("ylabels", ylabels, "task -> the name of its score")
+    fig = Figure(figsize=(3.4 * len(ylabels) + 0.4, 3.6))
+    axes = np.atleast_1d(fig.subplots(1, len(ylabels), sharey=True))
+    for ax, (task, ylabel) in zip(axes, ylabels.items(), strict=True):
+        plot_learning_curve(table, task, ax, ylabel=ylabel)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    return fig
+
+
+def plot_label_probabilities(
+    labels: Sequence[str], probs: object, ax: Axes | None = None, title: str | None = None
+) -> Axes:
+    """Horizontal bars: the probability of each label (the most likely one highlighted)."""
+    labels = check_strings("labels", labels)
+    p = to_numpy("probs", probs, 1)
+    if len(p) != len(labels):
+        raise ValueError(f"probs has {len(p)} entries but labels has {len(labels)}")
+    ax = get_axes(ax, (5.0, 0.35 * len(labels) + 0.8))
+    colors = palette()
+    best = int(p.argmax())
+    y = np.arange(len(labels))[::-1]
+    ax.barh(y, p, color=[colors[1] if i == best else colors[0] for i in range(len(p))])
+    for yi, pi in zip(y, p, strict=True):
+        ax.text(min(pi + 0.02, 0.9), yi, f"{pi:.2f}", va="center", fontsize="small")
+    ax.set_yticks(y, labels)
+    ax.set_xlim(0, 1.05)
+    ax.set(xlabel="probability", title=title)
+    return ax
+
+
+def plot_span_probabilities(
+    tokens: Sequence[str],
+    start_probs: object,
+    end_probs: object,
+    span: tuple[int, int],
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
+    """P(start) above and P(end) below each context token; the chosen span shaded.
+
+    ``span``: (first, last) token index, inclusive, into ``tokens``.
+    """
+    tokens = check_strings("tokens", tokens)
+    start = to_numpy("start_probs", start_probs, 1)
+    end = to_numpy("end_probs", end_probs, 1)
+    if not len(start) == len(end) == len(tokens):
+        raise ValueError(f"tokens ({len(tokens)}), start_probs ({len(start)}) and end_probs "
+                         f"({len(end)}) must have one entry per token")  # fmt: skip
+    if (not isinstance(span, (tuple, list)) or len(span) != 2
+            or not 0 <= span[0] <= span[1] < len(tokens)):  # fmt: skip
+        raise ValueError(f"span must be (first, last) with 0 <= first <= last < "
+                         f"{len(tokens)}, got {span!r}")  # fmt: skip
+    T = len(tokens)
+    ax = get_axes(ax, (max(6.0, 0.34 * T + 1), 3.2))
+    colors = palette()
+    x = np.arange(T)
+    ax.axvspan(span[0] - 0.5, span[1] + 0.5, color=colors[2], alpha=0.18, lw=0)
+    ax.bar(x, start, color=colors[0], label="P(start)")
+    ax.bar(x, -end, color=colors[1], label="P(end)")
+    ax.axhline(0, color="0.5", lw=0.6)
+    ax.set_xticks(x, tokens, rotation=90, fontsize="small")
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_yticks([-1, -0.5, 0, 0.5, 1], ["1", "0.5", "0", "0.5", "1"])
+    ax.set(ylabel="P(end)      P(start)", title=title)
+    ax.legend(loc="upper right", fontsize="small")
+    return ax
+
+
+def plot_tag_probabilities(
+    words: Sequence[str],
+    labels: Sequence[str],
+    probs: object,
+    ax: Axes | None = None,
+    title: str | None = None,
+) -> Axes:
+    """A words x tags heat map of the tag probabilities (each word's first piece)."""
+    words = check_strings("words", words)
+    labels = check_strings("labels", labels)
+    p = to_numpy("probs", probs, 2)
+    if p.shape != (len(words), len(labels)):
+        raise ValueError(f"probs has shape {p.shape}, wanted (words, labels) = "
+                         f"({len(words)}, {len(labels)})")  # fmt: skip
+    ax = get_axes(ax, (0.8 * len(labels) + 2, 0.4 * len(words) + 1))
+    return plot_heatmap(p, ax, xticklabels=list(labels), yticklabels=list(words), title=title,
+                        vmin=0, vmax=1, annotate=True, fmt=".2f")  # fmt: skip
+
+
+def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mapping):
+    """Pick a task, type the input, see what its fine-tuned model answers, with probabilities.
+
+    Args:
+        models: task name -> fine-tuned head model (e.g. the shipped ``bert_tiny_<task>``).
+        tasks: task name -> ``lecturekit.datasets.finetuning.Task`` (labels, kind).
+        tokenizer: the models' ``WordPieceTokenizer``.
+        inputs: task name -> (first text, second text) to start from: (sentence, "") for
+            single-sentence tasks, (premise, hypothesis), (question, context).
+
+    Returns:
+        An ipywidgets VBox: a task dropdown and two text boxes above the picture.
+
+    Lecture 13.
+    """
+    from lecturekit.experiments.finetuning import probabilities
+    from lecturekit.viz.widgets import figure_widget
+
+    check_mapping("models", models, "task name -> fine-tuned model")
+    check_mapping("tasks", tasks, "task name -> Task")
+    check_mapping("inputs", inputs, "task name -> (first text, second text)")
+    names = [n for n in models if n in tasks and n in inputs]
+    if not names:
+        raise ValueError(f"models, tasks and inputs share no task name: {sorted(models)}, "
+                         f"{sorted(tasks)}, {sorted(inputs)}")  # fmt: skip
+    w = require_ipywidgets()
+    task_box = w.Dropdown(options=names, value=names[0], description="task")
+    first = w.Text(value=inputs[names[0]][0], continuous_update=False,
+                   layout={"width": "420px"})  # fmt: skip
+    second = w.Text(value=inputs[names[0]][1], continuous_update=False,
+                    layout={"width": "420px"})  # fmt: skip
+    box_names = {"sequence": ("sentence", "(unused)"), "token": ("sentence", "(unused)"),
+                 "pair": ("premise", "hypothesis"), "span": ("question", "context")}  # fmt: skip
+
+    def follow(change: dict) -> None:  # registered first: runs before the redraw
+        task = tasks[change["new"]]
+        first.description, second.description = box_names[task.kind]
+        first.value, second.value = inputs[change["new"]]
+
+    first.description, second.description = box_names[tasks[names[0]].kind]
+    task_box.observe(follow, names="value")
+
+    def render(task: str, first: str, second: str) -> Figure:
+        t = tasks[task]
+        fig = Figure(figsize=(7.5, 3.4))
+        ax = fig.add_subplot()
+        try:
+            p = probabilities(models[task], t, tokenizer, first, second)
+        except ValueError as err:  # a message instead of a traceback for a bad text
+            ax.text(0.5, 0.5, f"cannot read this input:\n{err}", ha="center", va="center",
+                    wrap=True)  # fmt: skip
+            ax.axis("off")
+            return fig
+        if t.kind in ("sequence", "pair"):
+            plot_label_probabilities(t.labels, p["probs"], ax,
+                                     title=f"{t.name}: {p['answer']}")  # fmt: skip
+        elif t.kind == "span":
+            fig.set_size_inches(max(7.5, 0.3 * len(p["tokens"]) + 1.5), 3.6)
+            plot_span_probabilities(p["tokens"], p["start_probs"], p["end_probs"], p["span"],
+                                    ax, title=f"answer: {p['answer']!r}  "
+                                    f"(P = {p['span_prob']:.2f})")  # fmt: skip
+        else:
+            fig.set_size_inches(6.5, 0.36 * len(p["words"]) + 1.4)
+            plot_tag_probabilities(p["words"], t.labels, p["probs"], ax,
+                                   title=" ".join(p["answer"]))  # fmt: skip
+        fig.tight_layout()
+        return fig
+
+    return figure_widget(render, {"task": task_box, "first": first, "second": second})
