@@ -227,10 +227,6 @@ def _train_full(model: nn.Module, batch: dict, steps: int, lr: float, seed: int)
         schedule=_schedule(steps), seed=seed, progress=False)  # fmt: skip
 
 
-def _head(model: nn.Module) -> nn.Linear:
-    return model.qa_outputs if isinstance(model, BertForQuestionAnswering) else model.classifier
-
-
 @torch.no_grad()
 def _features(model: nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
     """What the head reads, from the frozen encoder in eval mode: pooled [CLS] (B, D) for the
@@ -247,7 +243,7 @@ def _train_head(model: nn.Module, batch: dict, steps: int, lr: float, seed: int)
     (with the head's dropout), by the same optimizer and schedule."""
     features = _features(model, batch)
     torch.manual_seed(seed)  # the dropout masks
-    head, n, bs = _head(model), len(features), FINETUNING["batch_size"]
+    head, n, bs = model.output_layer(), len(features), FINETUNING["batch_size"]
     dropout = nn.Dropout(model.config.dropout)
     optimizer = torch.optim.AdamW(head.parameters(), lr=lr,
                                   weight_decay=FINETUNING["weight_decay"])  # fmt: skip
@@ -416,7 +412,7 @@ def head_parameters(model: nn.Module) -> int:
     """Parameters of the one additional output layer (weight and bias)."""
     if not isinstance(model, tuple(KINDS.values())):
         raise ValueError(f"model must be a lecturekit BERT task model, got {type(model).__name__}")
-    return sum(p.numel() for p in _head(model).parameters())
+    return sum(p.numel() for p in model.output_layer().parameters())
 
 
 def example_from_text(task: Task, first: str, second: str = ""):

@@ -36,6 +36,7 @@ Public API::
     #   a copy of a BertForPreTraining's encoder (embeddings, layers, pooler), a new head drawn
     #   with init_bert_weights from torch.Generator().manual_seed(seed) (the global random state
     #   is untouched), in train mode; the pre-training model is not changed
+    model.output_layer()                  # the one Linear the task adds (classifier / qa_outputs)
 
 The heads refuse what Hugging Face's would quietly accept: labels out of 0..num_labels-1, a
 token-label batch with no scored position (its loss would be 0/0), start/end positions
@@ -202,7 +203,9 @@ class _BertTaskModel(nn.Module):
         self.config = _check_config(config)
         self.bert = BertModel(config)
 
-    def _output_layer(self) -> nn.Linear:
+    def output_layer(self) -> nn.Linear:
+        """The one layer this task adds on top of the encoder (what frozen-feature training
+        trains, and what ``from_pretrained`` initialises)."""
         raise NotImplementedError
 
     def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
@@ -252,23 +255,33 @@ class _BertTaskModel(nn.Module):
             model = cls(config)
         model.bert.load_state_dict(pretraining_model.bert.state_dict())  # copies every tensor
         generator = torch.Generator().manual_seed(seed)
-        model._output_layer().apply(functools.partial(init_bert_weights, generator=generator))
+        model.output_layer().apply(functools.partial(init_bert_weights, generator=generator))
         device = next(pretraining_model.parameters()).device
         return model.to(device).train()
 
 
-class BertForSequenceClassification(_BertTaskModel):
-    """BERT with a classifier on the pooled [CLS] vector: one label per sequence (a single
-    sentence, or a pair [CLS] A [SEP] B [SEP] with segment ids 0 and 1).
-
-    Lecture 13; Devlin et al. 2019 section 4.1 and figure 4 (a), (b).
-    """
+class _BertClassifier(_BertTaskModel):
+    """The two classifiers: dropout, then ``classifier`` = Linear(D, num_labels)."""
 
     def __init__(self, config: BertTaskConfig):
         super().__init__(config)
         self.dropout = nn.Dropout(config.dropout)
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)
         self.apply(init_bert_weights)
+
+    def output_layer(self) -> nn.Linear:
+        return self.classifier
+
+    def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
+        return [(self.classifier, hf_model.classifier)]
+
+
+class BertForSequenceClassification(_BertClassifier):
+    """BERT with a classifier on the pooled [CLS] vector: one label per sequence (a single
+    sentence, or a pair [CLS] A [SEP] B [SEP] with segment ids 0 and 1).
+
+    Lecture 13; Devlin et al. 2019 section 4.1 and figure 4 (a), (b).
+    """
 
     def forward(
         self,
@@ -289,12 +302,6 @@ class BertForSequenceClassification(_BertTaskModel):
             labels = _check_labels(labels, tuple(input_ids.shape[:1]), self.config.num_labels)
             loss = F.cross_entropy(logits, labels)
         return TaskOutput(logits, loss, out.hidden_states, out.attentions)
-
-    def _output_layer(self) -> nn.Linear:
-        return self.classifier
-
-    def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
-        return [(self.classifier, hf_model.classifier)]
 
     @classmethod
     def _check_hf_config(cls, hf_config: object) -> None:
@@ -334,7 +341,7 @@ class BertForSequenceClassification(_BertTaskModel):
         return cls._from_pretrained(pretraining_model, num_labels, seed)
 
 
-class BertForTokenClassification(_BertTaskModel):
+class BertForTokenClassification(_BertClassifier):
     """BERT with a classifier on every position: a label per WordPiece (e.g. entity tags, the
     first piece of each word scored, the others IGNORE_INDEX).
 
@@ -343,12 +350,6 @@ class BertForTokenClassification(_BertTaskModel):
 
     Lecture 13; Devlin et al. 2019 section 5.3 and figure 4 (d).
     """
-
-    def __init__(self, config: BertTaskConfig):
-        super().__init__(config)
-        self.dropout = nn.Dropout(config.dropout)
-        self.classifier = nn.Linear(config.hidden_size, config.num_labels)
-        self.apply(init_bert_weights)
 
     def forward(
         self,
@@ -376,12 +377,6 @@ class BertForTokenClassification(_BertTaskModel):
                 ignore_index=IGNORE_INDEX,
             )
         return TaskOutput(logits, loss, out.hidden_states, out.attentions)
-
-    def _output_layer(self) -> nn.Linear:
-        return self.classifier
-
-    def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
-        return [(self.classifier, hf_model.classifier)]
 
     @classmethod
     def from_hf(cls, hf_model: nn.Module) -> BertForTokenClassification:
@@ -454,7 +449,7 @@ class BertForQuestionAnswering(_BertTaskModel):
             loss = (F.cross_entropy(start_logits, start) + F.cross_entropy(end_logits, end)) / 2
         return SpanOutput(start_logits, end_logits, loss, out.hidden_states, out.attentions)
 
-    def _output_layer(self) -> nn.Linear:
+    def output_layer(self) -> nn.Linear:
         return self.qa_outputs
 
     def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
