@@ -74,6 +74,7 @@ from lecturekit.utils.checks import (
     check_instance,
     check_positive_int,
     check_seed,
+    check_str,
 )
 
 __all__ = [
@@ -420,8 +421,9 @@ def example_from_text(task: Task, first: str, second: str = ""):
     corpus writes it): ``first`` is the sentence, the premise or the question; ``second`` the
     hypothesis or the context (ignored by single-sentence tasks)."""
     _check_task(task)
-    words = split_words(first) if isinstance(first, str) else first
-    other = split_words(second) if isinstance(second, str) else second
+    check_str("first", first, allow_empty=True)
+    check_str("second", second, allow_empty=True)
+    words, other = split_words(first), split_words(second)
     if not words:
         raise ValueError(f"first must hold at least one word, got {first!r}")
     if task.kind in ("pair", "span") and not other:

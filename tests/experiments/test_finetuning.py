@@ -189,6 +189,8 @@ def test_bad_inputs(bert, tokenizer, tasks):
         )
     with pytest.raises(ValueError, match="first"):
         ft.example_from_text(task, "  ")
+    with pytest.raises(ValueError, match="first"):
+        ft.example_from_text(task, 42)
     with pytest.raises(ValueError, match="split"):
         ft.curve_table([], split="train")
     with pytest.raises(ValueError, match="model"):
