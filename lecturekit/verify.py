@@ -16,9 +16,9 @@ What it checks, in under 30 s on one CPU core, without downloading anything:
   ``MultiHeadAttention`` vs ``torch.nn.MultiheadAttention``, ``EncoderLayer`` vs
   ``torch.nn.TransformerEncoderLayer``, ``Transformer`` vs ``torch.nn.Transformer``, and
   ``BertForPreTraining``, the three fine-tuning heads (``BertForSequenceClassification``,
-  ``BertForTokenClassification``, ``BertForQuestionAnswering``) and ``ViT`` vs Hugging Face's
-  classes of the same names (``ViTForImageClassification``) built from tiny random configs
-  (skipped, with the reason, when ``transformers`` is not installed);
+  ``BertForTokenClassification``, ``BertForQuestionAnswering``), ``ViT`` and ``GPT`` vs Hugging
+  Face's classes of the same names (``ViTForImageClassification``, ``GPT2LMHeadModel``) built
+  from tiny random configs (skipped, with the reason, when ``transformers`` is not installed);
 - every shipped checkpoint: its sha256 against the MANIFEST, and one forward pass on fixed
   inputs (logits of the expected shape, all finite);
 - the offline rule: the Hugging Face offline flags are in effect, and no check opened a
@@ -26,11 +26,11 @@ What it checks, in under 30 s on one CPU core, without downloading anything:
 
 The components are built exactly as in the unit tests (tests/test_attention.py,
 tests/test_layers.py, tests/models/test_transformer.py, test_bert.py, test_bert_tasks.py,
-test_vit.py). A check that raises is a failed row with the error's message, never a
+test_vit.py, test_gpt.py). A check that raises is a failed row with the error's message, never a
 traceback. The global torch random state and thread count are restored afterwards, so
 ``main()`` can run in-process.
 
-Lectures 03-10 and 13 (the components they derive, the models they load).
+Lectures 03-10, 13 and 14 (the components they derive, the models they load).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from lecturekit.models.bert_tasks import (
     BertForSequenceClassification,
     BertForTokenClassification,
 )
+from lecturekit.models.gpt import GPT
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
 from lecturekit.shipped import load_shipped, shipped_info, shipped_names
@@ -410,6 +411,53 @@ def check_vit() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
     return pairs, "8 x 8 images, 16 patches, 2 layers, width 32; logits and attention"
 
 
+def check_gpt() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``GPT.from_hf`` vs Hugging Face's ``GPT2LMHeadModel`` from a tiny random config (2
+    layers, width 32), every weight perturbed: logits at real positions with padding,
+    attention, and the KV-cached continuation vs HF's ``past_key_values`` path
+    (tests/models/test_gpt.py)."""
+    transformers = _transformers()
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(
+        vocab_size=60,
+        n_positions=24,
+        n_embd=32,
+        n_layer=2,
+        n_head=4,
+        bos_token_id=0,
+        eos_token_id=0,
+        attn_implementation="eager",
+    )
+    hf = transformers.GPT2LMHeadModel(config).eval()
+    with torch.no_grad():  # LayerNorms start at 1 and 0, biases at 0: perturb every weight
+        for param in hf.parameters():
+            param.add_(torch.randn_like(param) * 0.1)
+    ours = GPT.from_hf(hf)
+    g = torch.Generator().manual_seed(1)
+    ids = torch.randint(0, 60, (3, 12), generator=g)
+    real = torch.arange(12)[None, :] < torch.tensor([12, 9, 4])[:, None]  # (B, T) right padding
+    with torch.no_grad():
+        ref = hf(ids, attention_mask=real.long(), output_attentions=True)
+        out = ours(ids, real)
+        first = hf(ids[:, :7], use_cache=True)  # then the last 5 tokens, one call each
+        ref_next = hf(ids[:, 7:], past_key_values=first.past_key_values).logits
+        cache, steps = ours(ids[:, :7], use_cache=True).cache, []
+        for t in range(7, 12):
+            step = ours(ids[:, t : t + 1], cache=cache, use_cache=True)
+            cache = step.cache
+            steps.append(step.logits)
+    if len(out.attentions) != len(ref.attentions):
+        raise _Fail(f"{len(out.attentions)} attention maps, reference {len(ref.attentions)}")
+    # padded query positions are never used: real positions are compared
+    pairs = [("logits", out.logits[real], ref.logits[real])]
+    pairs += [
+        (f"attention {i}", mine.transpose(1, 2)[real], theirs.transpose(1, 2)[real])
+        for i, (mine, theirs) in enumerate(zip(out.attentions, ref.attentions, strict=True))
+    ]  # (B, H, T, T) -> (B, T, H, T) -> the real query positions (N, H, T)
+    pairs.append(("cached logits", torch.cat(steps, dim=1), ref_next))
+    return pairs, "2 layers, width 32; logits, attention, padding; KV cache vs past_key_values"
+
+
 # (row name, check): each check returns the (what, mine, reference) pairs it compared
 COMPONENT_CHECKS: list[tuple[str, Callable]] = [
     ("scaled_dot_product_attention vs torch SDPA", check_sdpa),
@@ -421,6 +469,7 @@ COMPONENT_CHECKS: list[tuple[str, Callable]] = [
     ("BertForTokenClassification vs HF", check_bert_token),
     ("BertForQuestionAnswering vs HF", check_bert_span),
     ("ViT vs HF ViTForImageClassification", check_vit),
+    ("GPT vs HF GPT2LMHeadModel", check_gpt),
 ]
 
 
@@ -449,6 +498,9 @@ def _example_inputs(kind: str, config: dict, batch: int) -> tuple[tuple, tuple[i
         c = ViTConfig.from_dict(config)
         h, w = as_pair("image_size", c.image_size)
         return (torch.rand(batch, c.num_channels, h, w, generator=g),), (batch, c.num_classes)
+    if kind == "GPT":
+        ids = torch.randint(0, config["vocab_size"], (batch, 12), generator=g)
+        return (ids,), (batch, 12, config["vocab_size"])
     if kind.startswith("Bert") or kind == "CausalLM":
         ids = torch.randint(5, config["vocab_size"], (batch, 12), generator=g)
         segments = (torch.arange(12) >= 6).long().expand(batch, 12)

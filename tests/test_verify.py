@@ -165,12 +165,13 @@ def test_without_transformers_the_hugging_face_rows_are_skipped(
         "BertForTokenClassification vs HF",
         "BertForQuestionAnswering vs HF",
         "ViT vs HF ViTForImageClassification",
+        "GPT vs HF GPT2LMHeadModel",
     )
     for name in hugging_face_rows:
         assert rows[name][0] == "skipped" and rows[name][1] == "-"
         assert rows[name][3] == "transformers is not installed (pip install transformers)"
     assert rows["MultiHeadAttention vs nn.MultiheadAttention"][0] == "✓"
-    assert ", 0 failed, 5 skipped in " in out
+    assert ", 0 failed, 6 skipped in " in out
 
 
 def test_a_network_attempt_is_refused_and_reported(monkeypatch, capsys, few_checkpoints):

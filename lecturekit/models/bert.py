@@ -113,6 +113,15 @@ class BertConfig(ModelConfig):
         self.check_attention("hidden_size")
         check_index("pad_id", self.pad_id, self.vocab_size)
 
+    @classmethod
+    def large(cls) -> BertConfig:
+        """BERT-large: 24 layers, width 1024, 16 heads, feed-forward 4096 (about 335 M
+        parameters); ``BertConfig()`` is BERT-base.
+
+        Lecture 08; Devlin et al. 2019 section 3 (BERT-large).
+        """
+        return cls(hidden_size=1024, num_layers=24, num_heads=16, intermediate_size=4096)
+
 
 def bert_encoder(config: BertConfig) -> Encoder:
     """The encoder stack of ``config``'s sizes: post-norm GELU layers (BERT's, and the

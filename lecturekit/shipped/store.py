@@ -22,7 +22,7 @@ One metadata layout for every checkpoint (safetensors metadata, strings):
 
     "format"    "lecturekit-checkpoint/1"
     "model"     the class in lecturekit.models: Seq2Seq, Transformer, BertForPreTraining,
-                CausalLM, ViT, or a fine-tuned BertForSequenceClassification,
+                CausalLM, ViT, GPT, or a fine-tuned BertForSequenceClassification,
                 BertForTokenClassification or BertForQuestionAnswering
     "config"    JSON of ``model.config.to_dict()``
     "training"  JSON of the recipe that trained it (data, budget, optimiser, seed)
@@ -59,6 +59,7 @@ from lecturekit.models.bert_tasks import (
     BertTaskConfig,
 )
 from lecturekit.models.causal_lm import CausalLM
+from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
@@ -111,6 +112,7 @@ MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
     "BertForPreTraining": (BertForPreTraining, BertConfig),
     "CausalLM": (CausalLM, BertConfig),
     "ViT": (ViT, ViTConfig),
+    "GPT": (GPT, GPTConfig),
     "BertForSequenceClassification": (BertForSequenceClassification, BertTaskConfig),
     "BertForTokenClassification": (BertForTokenClassification, BertTaskConfig),
     "BertForQuestionAnswering": (BertForQuestionAnswering, BertTaskConfig),

@@ -18,6 +18,7 @@ from lecturekit.models.bert_tasks import (
     BertTaskConfig,
 )
 from lecturekit.models.causal_lm import CausalLM
+from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
@@ -149,6 +150,8 @@ def _tiny_models():
                                                                   intermediate_size=16)), vocab),
         "CausalLM": (CausalLM(BertConfig.tiny(vocab_size=15, hidden_size=8)), vocab),
         "ViT": (ViT(ViTConfig.tiny(**small)), None),
+        "GPT": (GPT(GPTConfig.tiny(vocab_size=15, hidden_size=8, intermediate_size=16,
+                                  max_position=16)), None),
         "BertForSequenceClassification": (BertForSequenceClassification(task), vocab),
         "BertForTokenClassification": (BertForTokenClassification(task), vocab),
         "BertForQuestionAnswering": (BertForQuestionAnswering(task.replace(num_labels=2)), vocab),
