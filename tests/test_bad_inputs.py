@@ -1,8 +1,9 @@
 """Bad inputs to lecturekit's building blocks (issue 15): attention, masking, positional,
-layers, kv_cache, patches, decoding, training. Each row must raise a clear ValueError that
-names the argument (tests/support/bad_inputs.py)."""
+layers, kv_cache, patches, decoding, generation, training. Each row must raise a clear
+ValueError that names the argument (tests/support/bad_inputs.py)."""
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import torch
@@ -26,6 +27,15 @@ from lecturekit.attention import (
     split_heads,
 )
 from lecturekit.decoding import Hypothesis, beam_search, greedy_search
+from lecturekit.generation import (
+    Strategy,
+    apply_repetition_penalty,
+    apply_temperature,
+    generate,
+    next_token_distribution,
+    top_k_filter,
+    top_p_filter,
+)
 from lecturekit.kv_cache import decoder_step, layer_step, project_memory
 from lecturekit.layers import (
     Decoder,
@@ -459,6 +469,66 @@ DECODING = [
         lambda: Hypothesis((1, 2), -1.0, True).normalized_score("1"), "length_penalty"),
 ]
 
+
+def _logits5(ids):
+    """A model with V = 5: next-token logits (B, t, 5), all equal."""
+    return torch.zeros(*ids.shape, 5)
+
+
+class _Context8(nn.Module):
+    """A model whose config says max_position = 8 (as GPTConfig, BertConfig)."""
+
+    config = SimpleNamespace(max_position=8, vocab_size=5)
+
+    def forward(self, ids):
+        return _logits5(ids)
+
+
+GENERATION = [
+    Bad("generation.Strategy: temperature 0", "range",
+        lambda: Strategy.sample(temperature=0.0), ["temperature", "Strategy.greedy()"]),
+    Bad("generation.Strategy: temperature negative", "range",
+        lambda: Strategy.sample(temperature=-1.0), "temperature"),
+    Bad("generation.Strategy: top_k 0", "size", lambda: Strategy.sample(top_k=0), "top_k"),
+    Bad("generation.Strategy: top_p 0", "range", lambda: Strategy.sample(top_p=0.0), "top_p"),
+    Bad("generation.Strategy: top_p 1.5", "range", lambda: Strategy.sample(top_p=1.5), "top_p"),
+    Bad("generation.Strategy: repetition_penalty 0", "range",
+        lambda: Strategy.sample(repetition_penalty=0.0), "repetition_penalty"),
+    Bad("generation.Strategy: beam_size 0", "size", lambda: Strategy.beam(0), "beam_size"),
+    Bad("generation.Strategy: kind typo'd", "model", lambda: Strategy("sampling"), "kind"),
+    Bad("generation.top_k_filter: k 0", "size", lambda: top_k_filter(torch.zeros(4), 0), "k"),
+    Bad("generation.top_p_filter: p 0", "range", lambda: top_p_filter(torch.zeros(4), 0.0), "p"),
+    Bad("generation.apply_temperature: integer logits", "dtype",
+        lambda: apply_temperature(torch.zeros(4, dtype=torch.long), 1.0), "logits"),
+    Bad("generation.apply_repetition_penalty: id out of the vocabulary", "range",
+        lambda: apply_repetition_penalty(torch.zeros(4), torch.tensor([4]), 1.2),
+        "previous_ids"),
+    Bad("generation.next_token_distribution: penalty without previous_ids", "type",
+        lambda: next_token_distribution(torch.zeros(4), Strategy.greedy(1.2)), "previous_ids"),
+    Bad("generation.generate: prompt longer than the context", "size",
+        lambda: generate(_Context8(), [1, 2, 3], 6), ["prompt_ids", "max_position"]),
+    Bad("generation.generate: max_new_tokens 0", "size",
+        lambda: generate(_logits5, [1, 2], 0), "max_new_tokens"),
+    Bad("generation.generate: float prompt", "dtype",
+        lambda: generate(_logits5, torch.zeros(1, 2), 2), "prompt_ids"),
+    Bad("generation.generate: 3-D prompt", "shape",
+        lambda: generate(_logits5, torch.zeros(1, 1, 2, dtype=torch.long), 2), "prompt_ids"),
+    Bad("generation.generate: prompt id >= V", "range",
+        lambda: generate(_logits5, [1, 5], 2), "prompt_ids"),
+    Bad("generation.generate: strategy typo'd", "model",
+        lambda: generate(_logits5, [1], 2, "beams"), "strategy"),
+    Bad("generation.generate: generator an int", "type",
+        lambda: generate(_logits5, [1], 2, "sample", generator=0), "generator"),
+    Bad("generation.generate: eos_id a string", "type",
+        lambda: generate(_logits5, [1], 2, eos_id="</s>"), "eos_id"),
+    Bad("generation.generate: eos_id >= V", "range",
+        lambda: generate(_logits5, [1], 2, eos_id=5), "eos_id"),
+    Bad("generation.generate: model returns (V,)", "shape",
+        lambda: generate(lambda ids: torch.zeros(5), [1], 2), "model"),
+    Bad("generation.generate: model not callable", "type",
+        lambda: generate("gpt2", [1], 2), "model"),
+]
+
 TRAINING = [
     Bad("training.fit: epochs 0", "size", lambda: _fit(epochs=0), "epochs"),
     Bad("training.fit: lr 0", "range", lambda: _fit(lr=0.0), "lr"),
@@ -490,7 +560,17 @@ TRAINING = [
 ]
 # fmt: on
 
-ROWS = ATTENTION + MASKING + POSITIONAL + LAYERS + KV_CACHE + PATCHES + DECODING + TRAINING
+ROWS = (
+    ATTENTION
+    + MASKING
+    + POSITIONAL
+    + LAYERS
+    + KV_CACHE
+    + PATCHES
+    + DECODING
+    + GENERATION
+    + TRAINING
+)
 
 
 @bad_rows(ROWS)
