@@ -22,6 +22,16 @@ Public API::
     RIGHT_CONTEXT_FAMILIES                           # family name -> {answer: right context}
     MALE_NAMES, FEMALE_NAMES, PETS, BIRDS            # the world's names, pets and birds
 
+The grammar of the world, exact (lecture 14 asks whether a GPT's samples obey it)::
+
+    all_documents(script=None)   # frozenset of EVERY document (tuple of sentences) a script can
+                                 # produce: its random choices enumerated exhaustively (cached)
+    document_counts()            # script -> number of distinct documents
+    all_sentences()              # frozenset of every sentence of every document
+    is_valid_sentence(s)         # one of all_sentences() (whitespace-normalised, lowercased)
+    is_valid_document(sentences) # one of all_documents(): names, pronouns, pets consistent
+    is_valid_prefix(sentences, partial_last=False)   # the first sentences of a valid document
+
 Lecture 08; Devlin et al. 2019 (BERT) sections 3.1 and A.1.
 """
 
@@ -29,11 +39,19 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from lecturekit.tokenization import WordPieceTokenizer
-from lecturekit.utils.checks import check_choice, check_instance, check_positive_int, check_seed
+from lecturekit.utils.checks import (
+    check_bool,
+    check_choice,
+    check_instance,
+    check_positive_int,
+    check_seed,
+    check_str,
+    check_strings,
+)
 
 __all__ = [
     "SCRIPTS",
@@ -49,6 +67,13 @@ __all__ = [
     "PretrainingData",
     "default_data",
     "right_context_blanks",
+    "all_documents",
+    "document_counts",
+    "all_sentences",
+    "normalize_sentence",
+    "is_valid_sentence",
+    "is_valid_document",
+    "is_valid_prefix",
 ]
 
 # lecture 08's corpus: documents for training and held out, the WordPiece vocabulary size
@@ -390,3 +415,170 @@ def right_context_blanks(n: int = 400, seed: int = 1) -> list[Blank]:
         words = (*left, answer, *right.split())
         blanks.append(Blank(words, len(left), answer, family))
     return blanks
+
+
+# ---------------------------------------------------------------------------------------------
+# The grammar: every document the scripts can produce, by enumerating their random choices.
+
+
+class _ChoiceReplay(random.Random):
+    """A ``random.Random`` that makes every random decision from a recorded path of choice
+    indices, so that running a script once per path visits every outcome (depth-first).
+
+    ``path`` is a list of ``[index, n_options]``; a decision past its end takes option 0 and is
+    appended. ``random()`` is used by the scripts only as ``random() < 0.5``: two outcomes,
+    0.25 and 0.75. Any other method (``shuffle``, ``uniform``, ...) reaches ``getrandbits``,
+    which refuses, so a new kind of call in a script cannot be missed silently.
+    """
+
+    def __init__(self, path: list[list[int]]):
+        super().__init__(0)
+        self._path = path
+        self._depth = 0
+
+    def _pick(self, n: int) -> int:
+        if n <= 0:
+            raise IndexError("cannot choose from an empty sequence")
+        if self._depth == len(self._path):
+            self._path.append([0, n])
+        index, recorded = self._path[self._depth]
+        if recorded != n:  # the scripts are deterministic given their choices
+            raise RuntimeError(f"decision {self._depth} had {recorded} options, now {n}")
+        self._depth += 1
+        return index
+
+    def random(self) -> float:
+        return (0.25, 0.75)[self._pick(2)]
+
+    def choice(self, seq: Sequence[object]) -> object:
+        return seq[self._pick(len(seq))]
+
+    def sample(
+        self, population: Sequence[object], k: int, *, counts: object = None
+    ) -> list[object]:
+        if counts is not None:
+            raise NotImplementedError("sample(counts=...) is not enumerated")
+        pool = list(population)
+        return [pool.pop(self._pick(len(pool))) for _ in range(k)]
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        values = range(start) if stop is None else range(start, stop, step)
+        return values[self._pick(len(values))]
+
+    def getrandbits(self, k: int) -> int:
+        raise NotImplementedError("a script used a random method the enumeration does not know")
+
+
+@functools.lru_cache(maxsize=16)
+def _enumerate_documents(script: str | None) -> frozenset[tuple[str, ...]]:
+    documents = set()
+    path: list[list[int]] = []
+    while True:
+        rng = _ChoiceReplay(path)
+        documents.add(tuple(make_document(rng, script)))
+        if rng._depth != len(path):
+            raise RuntimeError("a script made fewer decisions on replay than recorded")
+        while path and path[-1][0] + 1 == path[-1][1]:  # back up past exhausted decisions
+            path.pop()
+        if not path:
+            return frozenset(documents)
+        path[-1][0] += 1
+
+
+def all_documents(script: str | None = None) -> frozenset[tuple[str, ...]]:
+    """Every document (a tuple of sentences) that ``make_document(rng, script)`` can return.
+
+    Not sampled: the script's random choices (``choice``, ``random() < 0.5``, ``sample``,
+    ``randrange``) are enumerated exhaustively, depth-first, by replaying recorded choice
+    indices through a ``random.Random`` subclass. ``script=None``: the union over all scripts
+    (what ``make_corpus`` draws from). Cached.
+
+    Lecture 14 (does a sample obey the toy grammar?).
+    """
+    if script is not None:
+        check_choice("script", script, sorted(SCRIPTS))
+    return _enumerate_documents(script)
+
+
+def document_counts() -> dict[str, int]:
+    """Script name -> the number of distinct documents it can produce (``all_documents``).
+
+    Lecture 14.
+    """
+    return {name: len(all_documents(name)) for name in SCRIPTS}
+
+
+@functools.lru_cache(maxsize=1)
+def all_sentences() -> frozenset[str]:
+    """Every sentence of every document the scripts can produce (cached).
+
+    Lecture 14.
+    """
+    return frozenset(s for document in all_documents() for s in document)
+
+
+@functools.lru_cache(maxsize=1)
+def _continuations() -> dict[tuple[str, ...], frozenset[str]]:
+    """Every prefix of every document -> the sentences that can follow it (empty at the end)."""
+    following: dict[tuple[str, ...], set[str]] = {}
+    for document in all_documents():
+        for i in range(len(document) + 1):
+            nexts = following.setdefault(document[:i], set())
+            if i < len(document):
+                nexts.add(document[i])
+    return {prefix: frozenset(nexts) for prefix, nexts in following.items()}
+
+
+def normalize_sentence(sentence: str) -> str:
+    """A sentence as the corpus writes it: lowercase, single spaces, no outer whitespace.
+
+    Lecture 14.
+    """
+    check_str("sentence", sentence, allow_empty=True)
+    return " ".join(sentence.lower().split())
+
+
+def _normalized(name: str, sentences: Sequence[str]) -> tuple[str, ...]:
+    check_strings(name, sentences, allow_empty=True)
+    return tuple(" ".join(s.lower().split()) for s in sentences)
+
+
+def is_valid_sentence(sentence: str) -> bool:
+    """Whether ``sentence`` (a str; whitespace-normalised and lowercased first) is a sentence
+    some document of the story world contains (``all_sentences``).
+
+    Lecture 14.
+    """
+    return normalize_sentence(sentence) in all_sentences()
+
+
+def is_valid_document(sentences: Sequence[str]) -> bool:
+    """Whether ``sentences`` (a list of str) is, as a whole, one of ``all_documents()``: every
+    sentence valid, in script order, with one consistent character (name, pronouns), pet, bird,
+    place or weather throughout, and nothing missing or extra.
+
+    Lecture 14.
+    """
+    return _normalized("sentences", sentences) in all_documents()
+
+
+def is_valid_prefix(sentences: Sequence[str], *, partial_last: bool = False) -> bool:
+    """Whether ``sentences`` (a list of str) are the first sentences of some valid document
+    (a whole document counts; so does the empty list), e.g. a sample cut off by a length limit.
+
+    ``partial_last=True``: the last string may also be cut off mid-sentence; it must then be
+    the first words (whole words) of a sentence that can follow the ones before it.
+
+    Lecture 14.
+    """
+    check_bool("partial_last", partial_last)
+    normalized = _normalized("sentences", sentences)
+    continuations = _continuations()
+    if not partial_last or not normalized:
+        return normalized in continuations
+    *complete, last = normalized
+    nexts = continuations.get(tuple(complete))
+    if nexts is None:
+        return False
+    words = last.split()
+    return any(s.split()[: len(words)] == words for s in nexts)
