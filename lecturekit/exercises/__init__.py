@@ -12,7 +12,7 @@ Public API::
 
 Expected values are stored as salted hashes or computed by a checker (``core``); the worked
 solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each lecture's
-exercises are registered by its module (``lecture_01`` ... ``lecture_13``) on import.
+exercises are registered by its module (``lecture_01`` ... ``lecture_14``) on import.
 Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli``).
 """
 
@@ -31,6 +31,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_11,
     lecture_12,
     lecture_13,
+    lecture_14,
 )
 from lecturekit.exercises.core import (
     Exercise,
