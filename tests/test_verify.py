@@ -43,7 +43,7 @@ def test_main_prints_one_row_per_check_and_exits_0(capsys):
     rows = _rows(out)
     expected = COMPONENT_ROWS + [f"checkpoint {n}" for n in shipped_names()] + OFFLINE_ROWS
     assert list(rows) == expected
-    assert len(shipped_names()) == 14
+    assert len(shipped_names()) == 16
     for name in expected:
         assert rows[name][0] == "✓", f"{name}: {rows[name]}"
     for name in COMPONENT_ROWS:  # every reference comparison: a difference within 1e-5

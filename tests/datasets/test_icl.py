@@ -238,3 +238,20 @@ def test_speed():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_repetition_batch_repeats_the_first_half_and_scores_only_the_repeat():
+    from lecturekit.datasets.icl import repetition_batch
+
+    data = make_icl_data(IclConfig())
+    batch = repetition_batch(data, 16, 3)
+    ids, mask = batch["input_ids"], batch["loss_mask"]
+    half = (ids.shape[1] - 2) // 2  # [bos] P ; P
+    assert torch.equal(ids[:, 1 : 1 + half], ids[:, 2 + half :])
+    assert (ids[:, 1 + half] == data.vocab.sep_id).all() and (ids[:, 0] == data.vocab.bos_id).all()
+    assert not mask[:, : 1 + half].any() and mask[:, 1 + half : -1].all() and not mask[:, -1].any()
+    targets = batch["targets"]
+    assert torch.equal(targets[mask], ids[:, 1:][mask[:, :-1]])
+    assert torch.equal(repetition_batch(data, 16, 3)["input_ids"], ids)  # seeded
+    with pytest.raises(ValueError, match="batch_size"):
+        repetition_batch(data, 0, 3)

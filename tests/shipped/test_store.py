@@ -22,7 +22,7 @@ from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
-from lecturekit.shipped import bert, cli, finetuning, seq2seq, store, transformer, vit
+from lecturekit.shipped import bert, cli, finetuning, gpt, seq2seq, store, transformer, vit
 from lecturekit.shipped.store import (
     DATA_DIR,
     FORMAT,
@@ -96,9 +96,10 @@ def test_every_shipped_model_has_a_module_that_regenerates_it():
         *bert.MODELS,
         *vit.MODELS,
         *finetuning.MODELS.values(),
+        *gpt.MODELS,
     }
     assert set(SHIPPED) == regenerated
-    assert len(SHIPPED) == 14
+    assert len(SHIPPED) == 16
     assert all(f"{name}.safetensors" in read_manifest(DATA_DIR) for name in SHIPPED)
 
 
@@ -127,7 +128,7 @@ def test_tokenizers_ship_with_the_models_that_read_wordpiece():
     assert tok.vocab == load_tokenizer("causal_lm_tiny").vocab
     with pytest.raises(ValueError, match=r"'vit_digits' has no tokenizer; these do: "
                        r"\['bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa', 'bert_tiny_tagging', "
-                       r"'bert_tiny_topic', 'causal_lm_tiny'\]"):  # fmt: skip
+                       r"'bert_tiny_topic', 'causal_lm_tiny', 'gpt_tiny'\]"):  # fmt: skip
         load_tokenizer("vit_digits")
 
 
