@@ -17,6 +17,7 @@ from lecturekit.figures import (  # noqa: F401  (importing registers the figures
     lecture_11,
     lecture_12,
     lecture_13,
+    lecture_14,
     lectures_01_04,
     lectures_05_08,
 )

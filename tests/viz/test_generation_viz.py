@@ -11,6 +11,7 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
 from lecturekit import figures
+from lecturekit.figures import lecture_14
 from lecturekit.generation import Strategy
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.tokenization import SEP_ID, SPECIAL_TOKENS, WordPieceTokenizer
@@ -272,8 +273,8 @@ def shipped_gpt(monkeypatch):
     labels = [*SPECIAL_TOKENS, *(f"w{i}" for i in range(25))]
     logits = torch.randn(len(labels), generator=torch.Generator().manual_seed(0)) * 2
 
-    def next_token_logits(prompt: str = "my dog"):
-        assert prompt == "my dog"
+    def next_token_logits(prompt: str = "my"):
+        assert prompt == lecture_14.SAMPLING_PROMPT
         return logits, labels
 
     monkeypatch.setattr(shipped, "next_token_logits", next_token_logits)
@@ -297,6 +298,6 @@ def test_lecture_14_figures_build_deterministically(name, shipped_gpt):
 
 def test_sampling_figure_shows_six_strategies(shipped_gpt):
     fig = figures.build("gpt_sampling_distributions")
-    assert len(fig.axes) == 6 and "my dog" in fig._suptitle.get_text()
+    assert len(fig.axes) == 6 and repr(lecture_14.SAMPLING_PROMPT) in fig._suptitle.get_text()
     ax = figures.build("gpt_icl_curve").axes[0]
     assert list(ax.get_lines()[0].get_ydata()) == CURVE["accuracy"]

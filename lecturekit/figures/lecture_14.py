@@ -1,0 +1,62 @@
+"""Slide figures of lecture 14, GPT and generation (registered on import).
+
+The figures of the trained GPT read what ``lecturekit.shipped.gpt`` ships with it:
+``next_token_logits(prompt) -> (logits (V,), labels)`` and ``icl_curve() -> {"shots",
+"accuracy", "oracle", "chance"}`` (nothing trains here).
+"""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from lecturekit.figures.registry import register
+from lecturekit.viz.generation import (
+    family_masks_figure,
+    plot_icl_curve,
+    sampling_distributions_figure,
+)
+
+SAMPLING_PROMPT = "my"  # the prompt whose next-token distribution the slide shows
+
+
+@register(
+    "gpt_family_masks",
+    lecture="14",
+    description="encoder (BERT), decoder (GPT), encoder-decoder (Transformer): their masks",
+)
+def gpt_family_masks() -> Figure:
+    return family_masks_figure()
+
+
+@register(
+    "gpt_sampling_distributions",
+    lecture="14",
+    description="the tiny GPT's next token under greedy, T = 0.5 / 1 / 1.5, top-k = 3, top-p = 0.9",
+)
+def gpt_sampling_distributions() -> Figure:
+    from lecturekit.shipped.gpt import next_token_logits
+
+    logits, labels = next_token_logits(SAMPLING_PROMPT)
+    fig = sampling_distributions_figure(logits, labels)
+    fig.suptitle(f"next token after {SAMPLING_PROMPT!r}: same model, six strategies",
+                 x=0.01, ha="left")  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
+@register(
+    "gpt_icl_curve",
+    lecture="14",
+    description="in-context learning at toy scale: accuracy vs examples in the prompt",
+)
+def gpt_icl_curve() -> Figure:
+    from lecturekit.shipped.gpt import icl_curve
+
+    curve = icl_curve()
+    fig = Figure()
+    ax = fig.add_subplot()
+    plot_icl_curve(curve["shots"], curve["accuracy"], oracle=curve.get("oracle"),
+                   chance=curve.get("chance"), ax=ax)  # fmt: skip
+    ax.set_title("a new task from its examples in the prompt, no gradient step")
+    fig.tight_layout()
+    return fig
