@@ -30,6 +30,19 @@ def test_notebook_is_stored_from_one_clean_run(path):
     assert "summary" in text and "exercise" in text
 
 
+SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]*_*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + SOLUTIONS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_no_code_cell_is_empty_or_only_comments(path):
+    """A code cell with nothing to run (a builder's placeholder left behind) only confuses."""
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            lines = [line.strip() for line in "".join(cell["source"]).splitlines()]
+            assert any(line and not line.startswith("#") for line in lines), f"cell {i}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_readme_lists_notebook(path):
     assert f"notebooks/{path.name}" in (ROOT / "README.md").read_text()
