@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from lecturekit.datasets.icl import IclConfig, eval_set, make_icl_data
-from lecturekit.datasets.stories import default_data, make_corpus, right_context_blanks
+from lecturekit.datasets.stories import make_corpus, right_context_blanks
 from lecturekit.experiments import generation as eg
 from lecturekit.generation import Strategy
 from lecturekit.models.gpt import GPT, GPTConfig
@@ -18,25 +18,7 @@ from lecturekit.tokenization import CLS_ID, SEP_ID
 
 END = eg.END_OF_TEXT
 
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """Tiny models run fastest (and steadiest beside other jobs) on one thread."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return default_data().tokenizer
-
-
-@pytest.fixture(scope="module")
-def gpt():
-    torch.manual_seed(0)
-    return GPT(GPTConfig.tiny()).eval()  # vocab 450: the WordPiece vocabulary's size
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -19,26 +19,7 @@ from lecturekit.tokenization import PAD_ID
 TINY_ICL_TRAINING = {**sg.ICL_TRAINING, "steps_per_epoch": 3, "epochs": 1, "batch_size": 8}
 TINY_ICL_EVAL = {"n": 6, "seed": 1, "watch": 4}
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    """Tiny models run fastest (and steadiest beside other jobs) on one thread; main() sets
-    the thread count too, so it is restored after every test."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def tok():
-    return default_data().tokenizer
-
-
-@pytest.fixture(scope="module")
-def gpt():
-    torch.manual_seed(0)
-    return GPT(GPTConfig.tiny()).eval()
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,33 @@
+"""Fixtures shared by the tests of lecture 14's experiments and shipped models: one torch
+thread, the story corpus's WordPiece tokenizer and a tiny random GPT of its vocabulary.
+
+``gpt`` and ``tok`` are asked for by name (a test module's own fixture of that name wins),
+``one_thread`` with ``pytestmark = pytest.mark.usefixtures("one_thread")``. The repository's
+set-up for every run (offline guard, matplotlib) is the root conftest.py."""
+
+import pytest
+import torch
+
+from lecturekit.datasets.stories import default_data
+from lecturekit.models.gpt import GPT, GPTConfig
+
+
+@pytest.fixture
+def one_thread():
+    """Tiny models run fastest (and steadiest beside other jobs) on one thread; restored after
+    every test (``main()`` of the shipped module sets the thread count too)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return default_data().tokenizer
+
+
+@pytest.fixture(scope="module")
+def gpt():
+    torch.manual_seed(0)
+    return GPT(GPTConfig.tiny()).eval()  # vocab 450: the WordPiece vocabulary's size
