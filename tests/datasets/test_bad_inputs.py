@@ -13,7 +13,7 @@ from lecturekit.datasets.translation import Vocab, collate, make_translation_dat
 DATA = make_translation_data(n_train=20, n_valid=5, n_test=5, seed=1)
 PAIRS = DATA.train
 SRC_VOCAB, TGT_VOCAB = DATA.src_vocab, DATA.tgt_vocab
-IMAGES = torch.rand(6, 1, 8, 8)
+IMAGES = torch.rand(6, 1, 8, 8, generator=torch.Generator().manual_seed(0))
 LABELS = torch.arange(6)
 DIGITS = digits.DigitsData(IMAGES, LABELS, IMAGES, LABELS)
 
@@ -141,4 +141,7 @@ def test_random_shift_keeps_any_dtype_and_random_affine_float64(dtype):
         turned = digits.random_affine(images, generator=g)
         again = digits.random_affine(images.float(), generator=torch.Generator().manual_seed(0))
         assert turned.dtype == torch.float64
-        torch.testing.assert_close(turned.float(), again, atol=1e-5, rtol=0)
+        # the same transform: pixels in [0, 16] resampled in float32 carry a few float32 ulps of
+        # 16 (1.9e-6 each) from the grid and the interpolation, so 1e-5 was too tight (it failed
+        # in CI on one pixel of unseeded images by 1.03e-5)
+        torch.testing.assert_close(turned.float(), again, atol=1e-4, rtol=0)
