@@ -26,7 +26,8 @@ RANKS = {"utils": 0, "blocks": 1, "models": 2, "efficient": 3, "experiments": 4,
 SUBPACKAGES = {"datasets", "models", "efficient", "experiments", "shipped", "utils", "viz",
                "figures", "exercises"}  # fmt: skip
 BUILDING_BLOCKS = {"attention", "masking", "positional", "layers", "kv_cache", "patches",
-                   "decoding", "generation", "training", "tokenization", "bpe"}  # fmt: skip
+                   "decoding", "generation", "training", "tokenization", "bpe",
+                   "objectives"}  # fmt: skip
 # top-level modules that are commands over the whole package (``python -m lecturekit.verify``):
 # role "tools", above everything they check, so that nothing may import them
 TOOLS = {"verify"}

@@ -44,6 +44,7 @@ from torch import nn
 
 from lecturekit.layers import Encoder
 from lecturekit.masking import key_padding_mask
+from lecturekit.objectives import corrupt_chosen
 from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS, WordPieceTokenizer
 from lecturekit.utils.checks import (
     check_ids,
@@ -469,12 +470,15 @@ def mask_tokens(
     if generator is not None:
         check_instance("generator", generator, torch.Generator)
     chosen = (torch.rand(input_ids.shape, generator=generator) < prob) & (input_ids >= num_special)
-    labels = torch.where(chosen, input_ids, torch.full_like(input_ids, -100))
-    action = torch.rand(input_ids.shape, generator=generator)  # < .8 mask, < .9 random, else keep
-    random_ids = torch.randint(num_special, vocab_size, input_ids.shape, generator=generator)
-    masked = torch.where(chosen & (action < 0.8), torch.full_like(input_ids, mask_id), input_ids)
-    masked = torch.where(chosen & (action >= 0.8) & (action < 0.9), random_ids, masked)
-    return masked, labels
+    # 80 % [MASK], 10 % random, 10 % kept: the same draws as before (lecture 15's refactoring)
+    return corrupt_chosen(
+        input_ids,
+        chosen,
+        vocab_size=vocab_size,
+        mask_id=mask_id,
+        num_special=num_special,
+        generator=generator,
+    )
 
 
 @torch.no_grad()
