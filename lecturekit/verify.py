@@ -16,9 +16,11 @@ What it checks, in under 30 s on one CPU core, without downloading anything:
   ``MultiHeadAttention`` vs ``torch.nn.MultiheadAttention``, ``EncoderLayer`` vs
   ``torch.nn.TransformerEncoderLayer``, ``Transformer`` vs ``torch.nn.Transformer``, and
   ``BertForPreTraining``, the three fine-tuning heads (``BertForSequenceClassification``,
-  ``BertForTokenClassification``, ``BertForQuestionAnswering``), ``ViT`` and ``GPT`` vs Hugging
-  Face's classes of the same names (``ViTForImageClassification``, ``GPT2LMHeadModel``) built
-  from tiny random configs (skipped, with the reason, when ``transformers`` is not installed);
+  ``BertForTokenClassification``, ``BertForQuestionAnswering``), ``ViT``, ``GPT``, ELECTRA's
+  discriminator and generator and ``AlbertForPreTraining`` vs Hugging Face's classes of the
+  same names (``ViTForImageClassification``, ``GPT2LMHeadModel``, ``ElectraForPreTraining``,
+  ``ElectraForMaskedLM``) built from tiny random configs (skipped, with the reason, when
+  ``transformers`` is not installed);
 - every shipped checkpoint: its sha256 against the MANIFEST, and one forward pass on fixed
   inputs (logits of the expected shape, all finite);
 - the offline rule: the Hugging Face offline flags are in effect, and no check opened a
@@ -26,11 +28,11 @@ What it checks, in under 30 s on one CPU core, without downloading anything:
 
 The components are built exactly as in the unit tests (tests/test_attention.py,
 tests/test_layers.py, tests/models/test_transformer.py, test_bert.py, test_bert_tasks.py,
-test_vit.py, test_gpt.py). A check that raises is a failed row with the error's message, never a
-traceback. The global torch random state and thread count are restored afterwards, so
-``main()`` can run in-process.
+test_vit.py, test_gpt.py, test_electra.py, test_albert.py). A check that raises is a failed
+row with the error's message, never a traceback. The global torch random state and thread
+count are restored afterwards, so ``main()`` can run in-process.
 
-Lectures 03-10, 13 and 14 (the components they derive, the models they load).
+Lectures 03-10 and 13-15 (the components they derive, the models they load).
 """
 
 from __future__ import annotations
@@ -57,12 +59,14 @@ import lecturekit
 from lecturekit.attention import MultiHeadAttention, scaled_dot_product_attention
 from lecturekit.layers import EncoderLayer
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
+from lecturekit.models.albert import AlbertForPreTraining
 from lecturekit.models.bert import BertForPreTraining
 from lecturekit.models.bert_tasks import (
     BertForQuestionAnswering,
     BertForSequenceClassification,
     BertForTokenClassification,
 )
+from lecturekit.models.electra import ElectraDiscriminator, ElectraGenerator
 from lecturekit.models.gpt import GPT
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
@@ -458,6 +462,80 @@ def check_gpt() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
     return pairs, "2 layers, width 32; logits, attention, padding; KV cache vs past_key_values"
 
 
+def _perturbed(model: nn.Module) -> nn.Module:
+    """``model`` with every weight moved by N(0, 0.1) noise (LayerNorms start at 1 and 0,
+    biases at 0: a copy that missed one would still agree), in eval mode."""
+    with torch.no_grad():
+        for param in model.parameters():
+            param.add_(torch.randn_like(param) * 0.1)
+    return model.eval()
+
+
+def _padded_pair_inputs() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(3, 12) ids in 5..59, two segments, right padding after 12, 8 and 3 tokens."""
+    g = torch.Generator().manual_seed(1)
+    real = torch.arange(12)[None, :] < torch.tensor([12, 8, 3])[:, None]  # (B, T)
+    ids = torch.randint(5, 60, (3, 12), generator=g).masked_fill(~real, 0)
+    return ids, (torch.arange(12) >= 6).long().expand(3, 12), real
+
+
+def check_electra() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``ElectraDiscriminator.from_hf`` vs Hugging Face's ``ElectraForPreTraining`` and
+    ``ElectraGenerator.from_hf`` vs ``ElectraForMaskedLM`` (embeddings 32 wide projected to a
+    16-wide generator), tiny random configs with every weight perturbed: logits at real
+    positions, with padding and two segments (tests/models/test_electra.py)."""
+    transformers = _transformers()
+    torch.manual_seed(0)
+    sizes = dict(vocab_size=60, embedding_size=32, num_hidden_layers=2, intermediate_size=37,
+                 max_position_embeddings=24, attn_implementation="eager")  # fmt: skip
+    hf_disc = transformers.ElectraForPreTraining(
+        transformers.ElectraConfig(hidden_size=32, num_attention_heads=4, **sizes)
+    )
+    hf_gen = transformers.ElectraForMaskedLM(
+        transformers.ElectraConfig(hidden_size=16, num_attention_heads=2, **sizes)
+    )
+    hf_disc, hf_gen = _perturbed(hf_disc), _perturbed(hf_gen)
+    disc, gen = ElectraDiscriminator.from_hf(hf_disc), ElectraGenerator.from_hf(hf_gen)
+    ids, segments, real = _padded_pair_inputs()
+    kwargs = dict(input_ids=ids, token_type_ids=segments, attention_mask=real.long())
+    with torch.no_grad():
+        mine = disc(ids, segments, real)[real], gen(ids, segments, real)[real]
+        ref = hf_disc(**kwargs).logits[real], hf_gen(**kwargs).logits[real]
+    pairs = [("discriminator logits", mine[0], ref[0]), ("generator logits", mine[1], ref[1])]
+    return pairs, "2 layers, width 32 / generator 16; replaced and MLM logits, padding"
+
+
+def check_albert() -> tuple[list[tuple[str, torch.Tensor, torch.Tensor]], str]:
+    """``AlbertForPreTraining.from_hf`` vs Hugging Face's ``AlbertForPreTraining`` from a tiny
+    random config (one layer shared by 3 depths, embeddings 16 wide, width 32, exact GELU),
+    every weight perturbed: MLM and SOP logits with padding and two segments
+    (tests/models/test_albert.py)."""
+    transformers = _transformers()
+    torch.manual_seed(0)
+    config = transformers.AlbertConfig(
+        vocab_size=60,
+        embedding_size=16,
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=4,
+        intermediate_size=37,
+        max_position_embeddings=24,
+        hidden_act="gelu",
+        attn_implementation="eager",
+    )
+    hf = _perturbed(transformers.AlbertForPreTraining(config))
+    ours = AlbertForPreTraining.from_hf(hf)
+    ids, segments, real = _padded_pair_inputs()
+    with torch.no_grad():
+        ref = hf(input_ids=ids, token_type_ids=segments, attention_mask=real.long())
+        out = ours(ids, segments, real)
+    pairs = [
+        ("MLM logits", out.mlm_logits[real], ref.prediction_logits[real]),
+        ("SOP logits", out.sop_logits, ref.sop_logits),
+    ]
+    return pairs, "1 layer shared by 3 depths, E 16, width 32; MLM and SOP logits, padding"
+
+
 # (row name, check): each check returns the (what, mine, reference) pairs it compared
 COMPONENT_CHECKS: list[tuple[str, Callable]] = [
     ("scaled_dot_product_attention vs torch SDPA", check_sdpa),
@@ -470,6 +548,8 @@ COMPONENT_CHECKS: list[tuple[str, Callable]] = [
     ("BertForQuestionAnswering vs HF", check_bert_span),
     ("ViT vs HF ViTForImageClassification", check_vit),
     ("GPT vs HF GPT2LMHeadModel", check_gpt),
+    ("Electra vs HF ElectraForPreTraining/MaskedLM", check_electra),
+    ("AlbertForPreTraining vs HF AlbertForPreTraining", check_albert),
 ]
 
 
@@ -501,13 +581,14 @@ def _example_inputs(kind: str, config: dict, batch: int) -> tuple[tuple, tuple[i
     if kind == "GPT":
         ids = torch.randint(0, config["vocab_size"], (batch, 12), generator=g)
         return (ids,), (batch, 12, config["vocab_size"])
-    if kind.startswith("Bert") or kind == "CausalLM":
+    if kind.startswith("Bert") or kind in ("CausalLM", "Electra", "AlbertForPreTraining"):
         ids = torch.randint(5, config["vocab_size"], (batch, 12), generator=g)
         segments = (torch.arange(12) >= 6).long().expand(batch, 12)
         shape = {  # the first output: MLM logits, class logits per sequence or position, start
             "BertForSequenceClassification": (batch, config.get("num_labels", 2)),
             "BertForTokenClassification": (batch, 12, config.get("num_labels", 2)),
             "BertForQuestionAnswering": (batch, 12),
+            "Electra": (batch, 12),  # the discriminator's "replaced" logits
         }.get(kind, (batch, 12, config["vocab_size"]))
         return (ids, segments), shape
     # the translation models: Seq2Seq (src, src_len, tgt_in) and Transformer (src, tgt_in)

@@ -8,10 +8,13 @@ Public API::
     parameter_count(GPTConfig.gpt3())     # 174,604,259,328 (GPT-3, "175 B")
     parameter_count(config)               # GPTConfig -> GPT, BertConfig -> BertModel (the
                                           # encoder with its pooler: BERT-base's "110 M"),
-                                          # TransformerConfig -> Transformer, ViTConfig -> ViT
+                                          # TransformerConfig -> Transformer, ViTConfig -> ViT,
+                                          # AlbertConfig -> AlbertForPreTraining (a shared
+                                          # layer once), ElectraConfig -> Electra (both networks)
     parameter_count(model)                # any nn.Module: its parameters (a tied weight once)
 
-Lecture 14 (GPT 117 M, GPT-2 1.5 B, GPT-3 175 B, BERT-base 110 M, BERT-large 340 M).
+Lectures 14 and 15 (GPT 117 M, GPT-2 1.5 B, GPT-3 175 B, BERT-base 110 M, BERT-large 340 M,
+ALBERT-base 12 M).
 """
 
 from __future__ import annotations
@@ -19,7 +22,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertModel
+from lecturekit.models.electra import Electra, ElectraConfig
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
@@ -32,6 +37,8 @@ MODELS_OF_CONFIGS: dict[type, type[nn.Module]] = {
     BertConfig: BertModel,
     TransformerConfig: Transformer,
     ViTConfig: ViT,
+    AlbertConfig: AlbertForPreTraining,
+    ElectraConfig: Electra,
 }
 
 
@@ -41,14 +48,16 @@ def parameter_count(config: object) -> int:
     Args:
         config: a GPTConfig (-> ``GPT``, output layer tied to the token embedding), BertConfig
             (-> ``BertModel``: embeddings, encoder, pooler; a subclass such as BertTaskConfig
-            counts its encoder too), TransformerConfig (-> ``Transformer``) or ViTConfig
-            (-> ``ViT``), built on the meta device (no memory, no initialisation cost); or an
-            ``nn.Module``, counted as it is.
+            counts its encoder too), TransformerConfig (-> ``Transformer``), ViTConfig
+            (-> ``ViT``), AlbertConfig (-> ``AlbertForPreTraining``, with its heads; a shared
+            layer counts once) or ElectraConfig (-> ``Electra``: generator and discriminator,
+            the shared embeddings once), built on the meta device (no memory, no
+            initialisation cost); or an ``nn.Module``, counted as it is.
 
     Returns:
         The number of scalar parameters, each shared (tied) tensor counted once.
 
-    Lecture 14.
+    Lectures 14 and 15.
     """
     if isinstance(config, nn.Module):
         module = config

@@ -7,6 +7,7 @@ import transformers
 from bad_inputs import Bad, assert_clear_error, bad_rows
 from torch import nn
 
+from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import (
     BertConfig,
     BertEmbeddings,
@@ -19,6 +20,13 @@ from lecturekit.models.bert import (
     nsp_probability,
 )
 from lecturekit.models.causal_lm import CausalLM, causal_lm_loss
+from lecturekit.models.electra import (
+    Electra,
+    ElectraConfig,
+    ElectraDiscriminator,
+    ElectraGenerator,
+    electra_loss,
+)
 from lecturekit.models.seq2seq import (
     AttentionDecoder,
     BahdanauDecoder,
@@ -78,6 +86,44 @@ def _hf_bert(**changes):
     config = dict(vocab_size=30, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                   intermediate_size=32, max_position_embeddings=8)  # fmt: skip
     return transformers.BertForPreTraining(transformers.BertConfig(**{**config, **changes}))
+
+
+# --- ELECTRA and ALBERT (lecture 15) ---------------------------------------------------------
+EC = ElectraConfig.tiny(vocab_size=30, hidden_size=16, num_layers=1, num_heads=2,
+                        intermediate_size=32, max_position=8, generator_hidden_size=8,
+                        generator_num_heads=2, generator_intermediate_size=16,
+                        generator_num_layers=1)  # fmt: skip
+ELECTRA = Electra(EC)
+REAL = torch.tensor([[True, True, True, True, False]])
+E_BATCH = {"input_ids": torch.tensor([[2, 7, 8, 3, 0]]), "attention_mask": REAL,
+           "chosen": torch.tensor([[False, True, False, False, False]])}  # fmt: skip
+AC = AlbertConfig.tiny(vocab_size=30, embedding_size=8, hidden_size=16, num_layers=2,
+                       num_heads=2, intermediate_size=32, max_position=8)  # fmt: skip
+ALBERT = AlbertForPreTraining(AC).eval()
+
+
+def _hf_electra(cls="ElectraForPreTraining", **changes):
+    config = dict(vocab_size=30, embedding_size=16, hidden_size=16, num_hidden_layers=1,
+                  num_attention_heads=2, intermediate_size=32, max_position_embeddings=8)  # fmt: skip
+    return getattr(transformers, cls)(transformers.ElectraConfig(**{**config, **changes}))
+
+
+def _hf_albert(**changes):
+    config = dict(vocab_size=30, embedding_size=8, hidden_size=16, num_hidden_layers=2,
+                  num_attention_heads=2, intermediate_size=32, max_position_embeddings=8,
+                  hidden_act="gelu")  # fmt: skip
+    return transformers.AlbertForPreTraining(transformers.AlbertConfig(**{**config, **changes}))
+
+
+def _hf_albert_changed(**changes):
+    model = _hf_albert()
+    for name, value in changes.items():
+        setattr(model.config, name, value)
+    return model
+
+
+def _electra_loss(**changes):
+    return electra_loss(ELECTRA, {**E_BATCH, **changes})
 
 
 # --- ViT ---------------------------------------------------------------------------------------
@@ -402,6 +448,87 @@ ROWS = [
         ["eps=1e-12", "layer_norm_eps=1e-05"]),
     Bad("bert.BertForPreTraining.from_hf: layer_norm_eps changed after building", "copy",
         lambda: BertForPreTraining.from_hf(_hf_bert_changed(layer_norm_eps=1e-5)),
+        ["hf_model", "eps=1e-12", "layer_norm_eps=1e-05"]),
+    # ELECTRA
+    Bad("electra.Electra: dict config", "type", lambda: Electra(EC.to_dict()),
+        ["config", "ElectraConfig.from_dict"]),
+    Bad("electra.ElectraDiscriminator: an ElectraConfig", "type",
+        lambda: ElectraDiscriminator(EC), ["config", "BertConfig", "ElectraConfig"]),
+    Bad("electra.ElectraConfig: generator width not divisible by its heads", "size",
+        lambda: ElectraConfig.tiny(generator_hidden_size=31), ["generator_hidden_size", "31"]),
+    Bad("electra.ElectraConfig: generator_num_layers=0", "size",
+        lambda: ElectraConfig.tiny(generator_num_layers=0), "generator_num_layers"),
+    Bad("electra.ElectraGenerator: shared embeddings of another vocabulary", "shape",
+        lambda: ElectraGenerator(BC, shared_embeddings=ELECTRA.discriminator.bert.embeddings),
+        ["vocab_size", "shared"]),
+    Bad("electra.ElectraGenerator: shared_embeddings a Linear", "type",
+        lambda: ElectraGenerator(BC, shared_embeddings=nn.Linear(2, 2)), "shared_embeddings"),
+    Bad("electra.Electra.forward: input id >= vocab", "range",
+        lambda: ELECTRA(torch.full((1, 4), 30)), ["input_ids", "0..29"]),
+    Bad("electra.Electra.forward: additive 0/-inf attention_mask", "range",
+        lambda: ELECTRA(IDS, attention_mask=ADDITIVE), ["attention_mask", "== 0"]),
+    Bad("electra.ElectraDiscriminator.from_hf: a dict", "type",
+        lambda: ElectraDiscriminator.from_hf({}), "hf_model"),
+    Bad("electra.ElectraDiscriminator.from_hf: embedding_size != hidden_size", "copy",
+        lambda: ElectraDiscriminator.from_hf(_hf_electra(embedding_size=8)),
+        ["embedding_size=8", "hidden_size=16"]),
+    Bad("electra.ElectraGenerator.from_hf: gelu_new", "copy",
+        lambda: ElectraGenerator.from_hf(_hf_electra("ElectraForMaskedLM",
+                                                     hidden_act="gelu_new")),
+        ["hidden_act", "gelu_new"]),
+    Bad("electra.ElectraGenerator.from_hf: the discriminator given", "model",
+        lambda: ElectraGenerator.from_hf(_hf_electra()),
+        ["hf_model", "ElectraForMaskedLM", "ElectraForPreTraining"]),
+    Bad("electra.electra_loss: BERT given", "model",
+        lambda: electra_loss(BERT, E_BATCH), ["model", "Electra", "BertForPreTraining"]),
+    Bad("electra.electra_loss: batch without chosen", "type",
+        lambda: electra_loss(ELECTRA, {"input_ids": IDS}), ["batch", "chosen"]),
+    Bad("electra.electra_loss: integer chosen", "dtype",
+        lambda: _electra_loss(chosen=E_BATCH["chosen"].long()), ["chosen", "torch.bool"]),
+    Bad("electra.electra_loss: chosen of the wrong shape", "shape",
+        lambda: _electra_loss(chosen=torch.zeros(1, 4, dtype=torch.bool)), ["chosen", "(1, 5)"]),
+    Bad("electra.electra_loss: chosen at padding", "range",
+        lambda: _electra_loss(chosen=~REAL), ["chosen", "padding"]),
+    Bad("electra.electra_loss: float input_ids", "dtype",
+        lambda: _electra_loss(input_ids=IDS.float()), ["input_ids", ".long()"]),
+    Bad("electra.electra_loss: negative disc_weight", "range",
+        lambda: electra_loss(ELECTRA, E_BATCH, disc_weight=-1.0), "disc_weight"),
+    Bad("electra.electra_loss: generator a seed", "type",
+        lambda: electra_loss(ELECTRA, E_BATCH, generator=0), "generator"),
+    # ALBERT
+    Bad("albert.AlbertForPreTraining: dict config", "type",
+        lambda: AlbertForPreTraining(AC.to_dict()), ["config", "AlbertConfig.from_dict"]),
+    Bad("albert.AlbertConfig: embedding_size=0", "size",
+        lambda: AlbertConfig.tiny(embedding_size=0), "embedding_size"),
+    Bad("albert.AlbertConfig: share_layers='yes'", "type",
+        lambda: AlbertConfig.tiny(share_layers="yes"), "share_layers"),
+    Bad("albert.AlbertConfig: pad_id >= vocab_size", "range",
+        lambda: AlbertConfig.tiny(pad_id=450), "pad_id"),
+    Bad("albert.AlbertConfig: hidden_size not divisible by num_heads", "size",
+        lambda: AlbertConfig.tiny(hidden_size=30), ["hidden_size=30", "num_heads=4"]),
+    Bad("albert.AlbertForPreTraining.forward: input id >= vocab", "range",
+        lambda: ALBERT(torch.full((1, 4), 30)), ["input_ids", "0..29"]),
+    Bad("albert.AlbertForPreTraining.forward: longer than max_position", "shape",
+        lambda: ALBERT(torch.full((1, 9), 7)), ["input_ids", "max_position=8"]),
+    Bad("albert.AlbertForPreTraining.forward: 1-D input_ids", "shape",
+        lambda: ALBERT(IDS[0]), "input_ids"),
+    Bad("albert.AlbertForPreTraining.forward: additive 0/-inf attention_mask", "range",
+        lambda: ALBERT(IDS, attention_mask=ADDITIVE), ["attention_mask", "== 0"]),
+    Bad("albert.AlbertForPreTraining.layer: depth out of range", "range",
+        lambda: ALBERT.layer(2), "i"),
+    Bad("albert.AlbertForPreTraining.from_hf: a dict", "type",
+        lambda: AlbertForPreTraining.from_hf({}), "hf_model"),
+    Bad("albert.AlbertForPreTraining.from_hf: gelu_new", "copy",
+        lambda: AlbertForPreTraining.from_hf(_hf_albert(hidden_act="gelu_new")),
+        ["hidden_act", "gelu_new", "gelu"]),
+    Bad("albert.AlbertForPreTraining.from_hf: two layers per group", "copy",
+        lambda: AlbertForPreTraining.from_hf(_hf_albert(inner_group_num=2)), "inner_group_num"),
+    Bad("albert.AlbertForPreTraining.from_hf: 2 groups of 4 layers", "copy",
+        lambda: AlbertForPreTraining.from_hf(_hf_albert(num_hidden_layers=4,
+                                                        num_hidden_groups=2)),
+        ["num_hidden_groups", "num_hidden_layers=4"]),
+    Bad("albert.AlbertForPreTraining.from_hf: layer_norm_eps changed after building", "copy",
+        lambda: AlbertForPreTraining.from_hf(_hf_albert_changed(layer_norm_eps=1e-5)),
         ["hf_model", "eps=1e-12", "layer_norm_eps=1e-05"]),
     Bad("vit.attention_rollout: empty list", "shape", lambda: attention_rollout([]), "weights"),
     Bad("vit.attention_rollout: 3-D weights", "shape",
