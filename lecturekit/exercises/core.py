@@ -222,7 +222,10 @@ def _round(value: float, precision: int) -> str:
 
 
 def _float_forms(value: float, precision: int) -> list[str]:
-    half = 0.5 * 10.0**-precision
+    # an answer on a rounding boundary (0.125 to 2 decimals) may round either way; just under
+    # half a unit, so that a whole number is never taken for its neighbour (1 + 0.5 rounds to
+    # 2 and 1 - 0.5 to 0 under Python's round-half-to-even)
+    half = 0.5 * 10.0**-precision * (1 - 1e-9)
     return list(dict.fromkeys(_round(value + d, precision) for d in (0.0, -half, half)))
 
 

@@ -192,6 +192,9 @@ def test_canonical_forms():
     assert canonical("float", -0.0001, 3) == [["0.000", "-0.001"]]  # never "-0.000"
     assert canonical("set", [3, 1, 3]) == [["1|3"]]
     assert canonical("words", "The  Cat") == [["the cat"]]
+    # a whole number is never taken for its neighbour (round-half-to-even made 1 match 0 and 2)
+    assert canonical("floats", [0, 1, 720], 0) == [["0"], ["1"], ["720"]]
+    assert canonical("float", 0.125, 2) == [["0.12", "0.13"]]  # on a boundary: either way
 
 
 def test_command_line_hashes_and_lists(capsys):
