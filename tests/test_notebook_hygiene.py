@@ -43,6 +43,21 @@ def test_no_code_cell_is_empty_or_only_comments(path):
             assert any(line and not line.startswith("#") for line in lines), f"cell {i}"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS + SOLUTIONS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_every_figure_output_is_an_image(path):
+    """A Figure shown before pyplot has activated the inline backend is stored as its repr
+    only ("<Figure size 640x480 with 1 Axes>"): the figure is lost. ``%matplotlib inline`` in
+    the import cell activates it (lecture 13 lost two figures that way)."""
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            text = "".join(data.get("text/plain", ""))
+            assert not (text.startswith("<Figure") and "image/png" not in data), (
+                f"cell {i}: a figure stored as {text!r}, without its image"
+            )
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_readme_lists_notebook(path):
     assert f"notebooks/{path.name}" in (ROOT / "README.md").read_text()
