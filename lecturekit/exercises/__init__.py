@@ -12,7 +12,7 @@ Public API::
 
 Expected values are stored as salted hashes or computed by a checker (``core``); the worked
 solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each lecture's
-exercises are registered by its module (``lecture_01`` ... ``lecture_14``) on import.
+exercises are registered by its module (``lecture_01`` ... ``lecture_15``) on import.
 Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli``).
 """
 
@@ -32,6 +32,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_12,
     lecture_13,
     lecture_14,
+    lecture_15,
 )
 from lecturekit.exercises.core import (
     Exercise,
