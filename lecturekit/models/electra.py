@@ -426,6 +426,8 @@ class ElectraLoss(NamedTuple):
     mlm: torch.Tensor  # () the generator's cross-entropy at the chosen positions
     disc: torch.Tensor  # () the discriminator's binary cross-entropy over every real token
     disc_accuracy: float  # the discriminator's accuracy over every real token
+    disc_logits: torch.Tensor | None = None  # (N_real,) its logits at the real tokens
+    replaced: torch.Tensor | None = None  # (N_real,) bool: the labels (True = replaced)
 
 
 def electra_loss(
@@ -498,4 +500,5 @@ def electra_loss(
     logits, targets = disc_logits[real], example.labels[real].to(disc_logits.dtype)  # (N_real,)
     disc = F.binary_cross_entropy_with_logits(logits, targets)
     accuracy = float(((logits > 0) == (targets > 0.5)).float().mean())
-    return ElectraLoss(mlm + disc_weight * disc, mlm, disc, accuracy)
+    return ElectraLoss(mlm + disc_weight * disc, mlm, disc, accuracy, logits.detach(),
+                       targets > 0.5)  # fmt: skip
