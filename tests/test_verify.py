@@ -43,7 +43,7 @@ def test_main_prints_one_row_per_check_and_exits_0(capsys):
     rows = _rows(out)
     expected = COMPONENT_ROWS + [f"checkpoint {n}" for n in shipped_names()] + OFFLINE_ROWS
     assert list(rows) == expected
-    assert len(shipped_names()) == 16
+    assert len(shipped_names()) == 19
     for name in expected:
         assert rows[name][0] == "✓", f"{name}: {rows[name]}"
     for name in COMPONENT_ROWS:  # every reference comparison: a difference within 1e-5
@@ -136,6 +136,32 @@ def test_fine_tuned_bert_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp
         assert f"forward: logits {shape}, finite" in rows[f"checkpoint {name}"][3]
 
 
+def test_lecture_15_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp_path):
+    """ELECTRA and ALBERT checkpoints (lecture 15), once shipped: the discriminator's (B, T)
+    logits and ALBERT's MLM logits."""
+    from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
+    from lecturekit.models.electra import Electra, ElectraConfig
+    from lecturekit.shipped import store
+
+    electra = Electra(ElectraConfig.tiny(vocab_size=30, hidden_size=8, intermediate_size=16,
+                                         generator_hidden_size=4, generator_num_heads=1,
+                                         generator_intermediate_size=8))  # fmt: skip
+    albert = AlbertForPreTraining(AlbertConfig.tiny(vocab_size=30, embedding_size=4,
+                                                    hidden_size=8, intermediate_size=16))  # fmt: skip
+    for name, model in (("electra", electra), ("albert", albert)):
+        store.save_shipped(model, name, training={}, data_dir=tmp_path)
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
+    monkeypatch.setattr(verify, "shipped_names", lambda: store.shipped_names(tmp_path))
+    monkeypatch.setattr(verify, "shipped_info", lambda n: store.shipped_info(n, tmp_path))
+    monkeypatch.setattr(verify, "load_shipped", lambda n: store.load_shipped(n, tmp_path))
+    monkeypatch.setattr(verify, "read_manifest", lambda: store.read_manifest(tmp_path))
+    assert verify.main([]) == 0
+    rows = _rows(capsys.readouterr().out)
+    for name, shape in (("electra", "(2, 12)"), ("albert", "(2, 12, 30)")):
+        assert rows[f"checkpoint {name}"][0] == "✓"
+        assert f"forward: logits {shape}, finite" in rows[f"checkpoint {name}"][3]
+
+
 def test_missing_checkpoints_are_one_cross(monkeypatch, capsys):
     """An installed copy without its data/ (the bug of issue 16) is one clear failed row."""
 
@@ -166,12 +192,14 @@ def test_without_transformers_the_hugging_face_rows_are_skipped(
         "BertForQuestionAnswering vs HF",
         "ViT vs HF ViTForImageClassification",
         "GPT vs HF GPT2LMHeadModel",
+        "Electra vs HF ElectraForPreTraining/MaskedLM",
+        "AlbertForPreTraining vs HF AlbertForPreTraining",
     )
     for name in hugging_face_rows:
         assert rows[name][0] == "skipped" and rows[name][1] == "-"
         assert rows[name][3] == "transformers is not installed (pip install transformers)"
     assert rows["MultiHeadAttention vs nn.MultiheadAttention"][0] == "✓"
-    assert ", 0 failed, 6 skipped in " in out
+    assert ", 0 failed, 8 skipped in " in out
 
 
 def test_a_network_attempt_is_refused_and_reported(monkeypatch, capsys, few_checkpoints):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numbers
 import random
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import pairwise
 
 import torch
@@ -78,12 +78,18 @@ PRETRAINING = {**CORPUS, "epochs": 40, "batch_size": 64, "lr": 2e-3, "lr_decay":
 _BATCH_KEYS = ("input_ids", "segment_ids", "attention_mask", "mlm_labels", "nsp_labels")
 
 
-def make_nsp_pairs(docs: Sequence[Sequence[str]], rng: random.Random) -> list[tuple[str, str, int]]:
+def make_nsp_pairs(
+    docs: Sequence[Sequence[str]],
+    rng: random.Random,
+    accept: Callable[[str, str], bool] | None = None,
+) -> list[tuple[str, str, int]]:
     """One pair per consecutive sentence pair of every document: with probability 1/2 the true
     next sentence (IsNext = 0), otherwise a random sentence of another document (NotNext = 1).
 
     Toy documents repeat sentences, so a random sentence could happen to be one that does
     follow A somewhere; such draws are redrawn, so that every NotNext label is true.
+    ``accept(a, b)``, if given, must also hold for a NotNext sentence b (it is redrawn until it
+    does; lecture 15 asks for other-topic negatives only); None leaves the draws as they were.
 
     Lecture 08; Devlin et al. 2019 section 3.1 ("Task #2: Next Sentence Prediction").
     """
@@ -109,8 +115,11 @@ def make_nsp_pairs(docs: Sequence[Sequence[str]], rng: random.Random) -> list[tu
                 other = rng.randrange(len(docs) - 1)
                 other += other >= d  # any document but this one
                 b = rng.choice(docs[other])
-                if (a, b) not in follows:
+                if (a, b) not in follows and (accept is None or accept(a, b)):
                     break
+            else:
+                if accept is not None:
+                    raise ValueError(f"no sentence of another document is accepted after {a!r}")
             pairs.append((a, b, NOT_NEXT))
     return pairs
 

@@ -22,8 +22,9 @@ One metadata layout for every checkpoint (safetensors metadata, strings):
 
     "format"    "lecturekit-checkpoint/1"
     "model"     the class in lecturekit.models: Seq2Seq, Transformer, BertForPreTraining,
-                CausalLM, ViT, GPT, or a fine-tuned BertForSequenceClassification,
-                BertForTokenClassification or BertForQuestionAnswering
+                CausalLM, ViT, GPT, Electra, AlbertForPreTraining, or a fine-tuned
+                BertForSequenceClassification, BertForTokenClassification or
+                BertForQuestionAnswering
     "config"    JSON of ``model.config.to_dict()``
     "training"  JSON of the recipe that trained it (data, budget, optimiser, seed)
     "vocab"     JSON list of the tokenizer's vocabulary (only models that read WordPiece ids)
@@ -51,6 +52,7 @@ from pathlib import Path
 
 from torch import nn
 
+from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.bert_tasks import (
     BertForQuestionAnswering,
@@ -59,6 +61,7 @@ from lecturekit.models.bert_tasks import (
     BertTaskConfig,
 )
 from lecturekit.models.causal_lm import CausalLM
+from lecturekit.models.electra import Electra, ElectraConfig
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
@@ -113,6 +116,8 @@ MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
     "CausalLM": (CausalLM, BertConfig),
     "ViT": (ViT, ViTConfig),
     "GPT": (GPT, GPTConfig),
+    "Electra": (Electra, ElectraConfig),
+    "AlbertForPreTraining": (AlbertForPreTraining, AlbertConfig),
     "BertForSequenceClassification": (BertForSequenceClassification, BertTaskConfig),
     "BertForTokenClassification": (BertForTokenClassification, BertTaskConfig),
     "BertForQuestionAnswering": (BertForQuestionAnswering, BertTaskConfig),

@@ -10,6 +10,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
+from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.bert_tasks import (
     BertForQuestionAnswering,
@@ -18,11 +19,22 @@ from lecturekit.models.bert_tasks import (
     BertTaskConfig,
 )
 from lecturekit.models.causal_lm import CausalLM
+from lecturekit.models.electra import Electra, ElectraConfig
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
-from lecturekit.shipped import bert, cli, finetuning, gpt, seq2seq, store, transformer, vit
+from lecturekit.shipped import (
+    bert,
+    cli,
+    finetuning,
+    gpt,
+    objectives,
+    seq2seq,
+    store,
+    transformer,
+    vit,
+)
 from lecturekit.shipped.store import (
     DATA_DIR,
     FORMAT,
@@ -97,9 +109,10 @@ def test_every_shipped_model_has_a_module_that_regenerates_it():
         *vit.MODELS,
         *finetuning.MODELS.values(),
         *gpt.MODELS,
+        *objectives.MODELS,
     }
     assert set(SHIPPED) == regenerated
-    assert len(SHIPPED) == 16
+    assert len(SHIPPED) == 19
     assert all(f"{name}.safetensors" in read_manifest(DATA_DIR) for name in SHIPPED)
 
 
@@ -127,14 +140,15 @@ def test_tokenizers_ship_with_the_models_that_read_wordpiece():
     assert isinstance(tok, WordPieceTokenizer) and len(tok) == 450
     assert tok.vocab == load_tokenizer("causal_lm_tiny").vocab
     with pytest.raises(ValueError, match=r"'vit_digits' has no tokenizer; these do: "
-                       r"\['bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa', 'bert_tiny_tagging', "
-                       r"'bert_tiny_topic', 'causal_lm_tiny', 'gpt_tiny'\]"):  # fmt: skip
+                       r"\['albert_tiny', 'bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa', "
+                       r"'bert_tiny_sop', 'bert_tiny_tagging', 'bert_tiny_topic', "
+                       r"'causal_lm_tiny', 'electra_tiny', 'gpt_tiny'\]"):  # fmt: skip
         load_tokenizer("vit_digits")
 
 
 def test_unknown_names_list_the_shipped_ones():
     with pytest.raises(ValueError, match=r"name='bert' is not a shipped model; choose from "
-                       r"\['bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa'"):  # fmt: skip
+                       r"\['albert_tiny', 'bert_tiny', 'bert_tiny_nli', 'bert_tiny_qa'"):  # fmt: skip
         load_shipped("bert")
     with pytest.raises(ValueError, match="not a shipped model"):
         shipped_info("vit_digits.safetensors")
@@ -153,6 +167,11 @@ def _tiny_models():
         "ViT": (ViT(ViTConfig.tiny(**small)), None),
         "GPT": (GPT(GPTConfig.tiny(vocab_size=15, hidden_size=8, intermediate_size=16,
                                   max_position=16)), None),
+        "Electra": (Electra(ElectraConfig.tiny(vocab_size=15, hidden_size=8, intermediate_size=16,
+                                               generator_hidden_size=4, generator_num_heads=1,
+                                               generator_intermediate_size=8)), vocab),
+        "AlbertForPreTraining": (AlbertForPreTraining(AlbertConfig.tiny(
+            vocab_size=15, embedding_size=4, hidden_size=8, intermediate_size=16)), vocab),
         "BertForSequenceClassification": (BertForSequenceClassification(task), vocab),
         "BertForTokenClassification": (BertForTokenClassification(task), vocab),
         "BertForQuestionAnswering": (BertForQuestionAnswering(task.replace(num_labels=2)), vocab),
