@@ -18,6 +18,7 @@ from lecturekit.figures import (  # noqa: F401  (importing registers the figures
     lecture_12,
     lecture_13,
     lecture_14,
+    lecture_15,
     lectures_01_04,
     lectures_05_08,
 )

@@ -17,6 +17,8 @@ Public API::
     permutation_widget(words)                    # seed of the order, step k
     objective_widget_grid(n_sentences=1)         # control name -> values a static page offers
     permutation_widget_grid(n_words)
+    fig = masking_rate_figure(sweep)             # shipped.objectives.masking_rate_curve()
+    fig = electra_vs_mlm_figure(curve)           # shipped.objectives.electra_vs_mlm_curve()
 
 Lecture 15; Raffel et al. 2020 figure 2 (the T5 sentence), Clark et al. 2020 figure 1,
 Yang et al. 2019 figure 1 (two-stream attention).
@@ -31,6 +33,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import NullFormatter
 
 from lecturekit.objectives import (
     SPANBERT_P,
@@ -68,6 +71,8 @@ __all__ = [
     "objective_widget_grid",
     "permutation_widget",
     "permutation_widget_grid",
+    "masking_rate_figure",
+    "electra_vs_mlm_figure",
 ]
 
 OBJECTIVES = (
@@ -547,3 +552,113 @@ def permutation_widget(words: Sequence[str] | str):
         return plot_permutation_masks(words, order, step=step)
 
     return figure_widget(render, controls)
+
+
+# ---------------------------------------------------------------------------------------------
+# the measured curves (lecturekit.shipped.objectives' results)
+
+
+def _check_result(name: str, result: object, keys: Sequence[str]) -> dict:
+    if not isinstance(result, dict) or any(k not in result for k in keys):
+        raise ValueError(f"{name} must be the dict lecturekit.shipped.objectives returns, with "
+                         f"the keys {list(keys)}; got {result!r:.80}")  # fmt: skip
+    return result
+
+
+def masking_rate_figure(sweep: dict) -> Figure:
+    """The masking-rate sweep in two panels: held-out MLM accuracy (at fixed 15 % masks)
+    against training steps, one curve per rate ("too little masking: takes a long time to
+    train"), and against the rate at an early and at the last step ("too much masking: not
+    enough context").
+
+    Args:
+        sweep: ``lecturekit.shipped.objectives.masking_rate_curve()`` (or
+            ``masking_rate_sweep``'s first result): "rates", "steps", "accuracy" (one list
+            per rate, one value per step), "eval_rate".
+
+    Returns:
+        The Figure.
+
+    Lecture 15 (Yao and Wu: "too little masking / too much masking").
+    """
+    sweep = _check_result("sweep", sweep, ("rates", "steps", "accuracy"))
+    rates, steps = list(sweep["rates"]), list(sweep["steps"])
+    acc = np.asarray(sweep["accuracy"], dtype=float)  # (rates, steps)
+    if acc.shape != (len(rates), len(steps)):
+        raise ValueError(f"sweep['accuracy'] must be {len(rates)} rates x {len(steps)} steps, "
+                         f"got shape {acc.shape}")  # fmt: skip
+    fig = Figure(figsize=(10, 3.8))
+    left, right = fig.subplots(1, 2)
+    colours = palette()
+    for i, rate in enumerate(rates):
+        left.plot(steps, acc[i], marker="o", ms=3, color=colours[i % len(colours)],
+                  label=f"{rate:.0%}")  # fmt: skip
+    left.set_xscale("log")
+    left.set_xticks(steps, [f"{s:,}" for s in steps])
+    left.xaxis.set_minor_formatter(NullFormatter())
+    left.set(xlabel="training steps", ylabel="held-out MLM accuracy",
+             title="accuracy during training, per masking rate")  # fmt: skip
+    left.legend(title="masking rate", fontsize=8)
+    early = min(range(len(steps)), key=lambda k: abs(steps[k] - steps[-1] / 4))
+    for k, style in ((early, "--"), (len(steps) - 1, "-")):
+        right.plot([r * 100 for r in rates], acc[:, k], style, marker="o",
+                   color=ACCENT if k == len(steps) - 1 else GUIDE,
+                   label=f"after {steps[k]:,} steps")  # fmt: skip
+    best = int(acc[:, -1].argmax())
+    right.annotate(
+        f"best: {rates[best]:.0%}",
+        (rates[best] * 100, acc[best, -1]),
+        xytext=(0, -14),
+        textcoords="offset points",
+        ha="center",
+        fontsize=8,
+    )
+    right.set(
+        xlabel="masking rate (%)",
+        ylabel="held-out MLM accuracy",
+        title=f"accuracy against the rate (evaluated at {sweep.get('eval_rate', 0.15):.0%})",
+    )
+    right.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def electra_vs_mlm_figure(curve: dict) -> Figure:
+    """ELECTRA against the same-size masked LM at equal counted FLOPs: one panel per
+    downstream task, the fine-tuned score (mean over seeds, the band from min to max) against
+    the pre-training FLOPs, with the same model fine-tuned from scratch as a dashed line.
+
+    Args:
+        curve: ``lecturekit.shipped.objectives.electra_vs_mlm_curve()``: "budget_flops",
+            "tasks", "primary", "scores" ({"mlm" | "electra": {task: {"mean", "min", "max"}}})
+            and optionally "scratch" ({task: {"mean"}}).
+
+    Returns:
+        The Figure.
+
+    Lecture 15; Clark et al. 2020 figure 1 (GLUE score against pre-training FLOPs).
+    """
+    curve = _check_result("curve", curve, ("budget_flops", "tasks", "scores"))
+    flops = np.asarray(curve["budget_flops"], dtype=float)
+    tasks = list(curve["tasks"])
+    fig = Figure(figsize=(5 * len(tasks), 3.8))
+    axes = np.atleast_1d(fig.subplots(1, len(tasks)))
+    colours = {"mlm": palette()[0], "electra": ACCENT}
+    names = {"mlm": "masked LM (15 %)", "electra": "ELECTRA"}
+    for ax, task in zip(axes, tasks, strict=True):
+        for model in ("mlm", "electra"):
+            s = curve["scores"][model][task]
+            ax.plot(flops, s["mean"], marker="o", color=colours[model], label=names[model])
+            ax.fill_between(flops, s["min"], s["max"], color=colours[model], alpha=0.15,
+                            linewidth=0)  # fmt: skip
+        scratch = curve.get("scratch", {}).get(task)
+        if scratch:
+            ax.axhline(scratch["mean"][0], ls="--", color=GUIDE, label="from scratch")
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        metric = curve.get("primary", {}).get(task, "score")
+        ax.set(xlabel="pre-training FLOPs (counted)", ylabel=f"fine-tuned {metric}",
+               title=f"{task}: {curve.get('n_train', '')} labelled examples")  # fmt: skip
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig

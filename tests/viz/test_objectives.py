@@ -135,3 +135,22 @@ def test_views_need_no_trained_model():
     a = vo.objective_view("ELECTRA", vo.T5_SENTENCE, 5)
     torch.manual_seed(1)
     assert vo.objective_view("ELECTRA", vo.T5_SENTENCE, 5) == a
+
+
+def test_the_measured_curves_plot():
+    from lecturekit.shipped.objectives import electra_vs_mlm_curve, masking_rate_curve
+    from lecturekit.viz.objectives import electra_vs_mlm_figure, masking_rate_figure
+
+    sweep = masking_rate_curve()
+    fig = masking_rate_figure(sweep)
+    left, right = fig.axes[:2]
+    assert len(left.lines) == len(sweep["rates"]) and len(right.lines) == 2
+    curve = electra_vs_mlm_curve()
+    fig = electra_vs_mlm_figure(curve)
+    assert [ax.get_title().split(":")[0] for ax in fig.axes] == list(curve["tasks"])
+    with pytest.raises(ValueError, match="sweep"):
+        masking_rate_figure({"rates": [0.1]})
+    with pytest.raises(ValueError, match=r"sweep\['accuracy'\]"):
+        masking_rate_figure({"rates": [0.1, 0.2], "steps": [1, 2], "accuracy": [[0.1, 0.2]]})
+    with pytest.raises(ValueError, match="curve"):
+        electra_vs_mlm_figure([1, 2])

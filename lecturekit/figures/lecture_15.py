@@ -1,0 +1,69 @@
+"""Slide figures of lecture 15, pre-training objectives after BERT (registered on import).
+
+The objective table and XLNet's masks are computed on the spot (no model); the two curves read
+what ``lecturekit.shipped.objectives`` ships with ``electra_tiny``: ``masking_rate_curve()`` and
+``electra_vs_mlm_curve()`` (nothing trains here).
+"""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from lecturekit.figures.registry import register
+from lecturekit.viz.objectives import (
+    OBJECTIVES,
+    T5_SENTENCE,
+    T5_SPANS,
+    electra_vs_mlm_figure,
+    masking_rate_figure,
+    objective_view,
+    plot_objective_table,
+    plot_permutation_masks,
+)
+
+XLNET_WORDS = ("new", "york", "is", "a", "city")
+XLNET_ORDER = (2, 0, 4, 1, 3)  # the notebook's order: is, new, city, york, a
+
+
+@register(
+    "objectives_t5_sentence",
+    lecture="15",
+    description="BERT MLM, whole-word, span, T5, ELECTRA, XLNet on 'thank you for inviting me ...'",
+)
+def objectives_t5_sentence() -> Figure:
+    rows = [objective_view(name, T5_SENTENCE, seed=1,
+                           spans=T5_SPANS if name == "T5 span corruption" else None)
+            for name in OBJECTIVES]  # fmt: skip
+    ax = plot_objective_table(rows)
+    return ax.figure
+
+
+@register(
+    "xlnet_permutation_masks",
+    lecture="15",
+    description="XLNet: content- and query-stream masks for the order is, new, city, york, a",
+)
+def xlnet_permutation_masks() -> Figure:
+    return plot_permutation_masks(list(XLNET_WORDS), list(XLNET_ORDER), step=4)
+
+
+@register(
+    "electra_vs_mlm",
+    lecture="15",
+    description="ELECTRA vs the same-size masked LM at equal counted FLOPs, fine-tuned scores",
+)
+def electra_vs_mlm() -> Figure:
+    from lecturekit.shipped.objectives import electra_vs_mlm_curve
+
+    return electra_vs_mlm_figure(electra_vs_mlm_curve())
+
+
+@register(
+    "masking_rate_curve",
+    lecture="15",
+    description="held-out MLM accuracy against training steps and masking rate (5-50 %)",
+)
+def masking_rate_curve() -> Figure:
+    from lecturekit.shipped.objectives import masking_rate_curve as sweep
+
+    return masking_rate_figure(sweep())
