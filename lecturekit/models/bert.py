@@ -73,6 +73,7 @@ __all__ = [
     "bert_config_from_hf",
     "check_hf_layer_norms",
     "bert_weight_pairs",
+    "bert_layer_pairs",
     "mask_tokens",
     "fill_mask",
     "nsp_probability",
@@ -418,7 +419,20 @@ def bert_weight_pairs(
     if getattr(hf_bert, "pooler", None) is not None:
         pairs.append((ours.pooler, hf_bert.pooler.dense))
     pairs += list(heads)
-    for mine, theirs in zip(ours.encoder.layers, hf_bert.encoder.layer, strict=True):
+    return pairs + bert_layer_pairs(ours.encoder.layers, hf_bert.encoder.layer)
+
+
+def bert_layer_pairs(
+    layers: Sequence[nn.Module], hf_layers: Sequence[nn.Module]
+) -> list[tuple[nn.Module, nn.Module]]:
+    """(ours, theirs) module pairs of encoder layers against Hugging Face's BERT-named layers
+    (``attention.self.query`` ... ``output.LayerNorm``; ELECTRA's and BERT's are the same), in
+    the order ``copy_parameters`` copies them.
+
+    Lecture 08 (and 15: ELECTRA).
+    """
+    pairs = []
+    for mine, theirs in zip(layers, hf_layers, strict=True):
         attn = theirs.attention
         pairs += [
             (mine.self_attn.w_q, attn.self.query),

@@ -57,6 +57,7 @@ from lecturekit.models.bert import (
     BertModel,
     bert_config_from_hf,
     bert_encoder,
+    bert_layer_pairs,
     bert_weight_pairs,
     check_hf_layer_norms,
     init_bert_weights,
@@ -168,27 +169,6 @@ def _run_layers(
     for layer in layers:
         x, _ = layer(x, mask)
     return x
-
-
-def _hf_layer_pairs(
-    layers: Sequence[EncoderLayer], hf_layers: Sequence[nn.Module]
-) -> list[tuple[nn.Module, nn.Module]]:
-    """(ours, theirs) pairs of BERT-named Hugging Face encoder layers (as ``bert_weight_pairs``
-    pairs them), for an encoder whose embeddings are not a BertModel's."""
-    pairs = []
-    for mine, theirs in zip(layers, hf_layers, strict=True):
-        attn = theirs.attention
-        pairs += [
-            (mine.self_attn.w_q, attn.self.query),
-            (mine.self_attn.w_k, attn.self.key),
-            (mine.self_attn.w_v, attn.self.value),
-            (mine.self_attn.w_o, attn.output.dense),
-            (mine.norm1, attn.output.LayerNorm),
-            (mine.ffn.linear1, theirs.intermediate.dense),
-            (mine.ffn.linear2, theirs.output.dense),
-            (mine.norm2, theirs.output.LayerNorm),
-        ]
-    return pairs
 
 
 def _check_hf(hf_model: object, name: str) -> None:
@@ -373,7 +353,7 @@ class ElectraGenerator(nn.Module):
         ]
         if model.embeddings_project is not None:
             pairs.append((model.embeddings_project, hf_model.electra.embeddings_project))
-        pairs += _hf_layer_pairs(model.encoder.layers, hf_model.electra.encoder.layer)
+        pairs += bert_layer_pairs(model.encoder.layers, hf_model.electra.encoder.layer)
         copy_parameters(pairs)
         model.head_bias.copy_(hf_model.generator_lm_head.bias)
         return model.train(hf_model.training)
