@@ -35,7 +35,7 @@ from lecturekit.viz.style import rc
 __all__ = ["FigureSpec", "FORMATS", "register", "names", "spec", "build", "save", "slide_rc"]
 
 FORMATS = ("png", "svg", "pdf")
-_LECTURE = re.compile(r"\d\d")
+_LECTURE = re.compile(r"\d\d[a-z]?")  # "05", or "09a" for a lecture between two
 # Metadata that would change from build to build (dates) or machine to machine (versions).
 _METADATA = {
     "png": {"Software": None},
@@ -57,13 +57,16 @@ _REGISTRY: dict[str, FigureSpec] = {}
 
 def _check_lecture(lecture: object) -> str:
     if not isinstance(lecture, str) or not _LECTURE.fullmatch(lecture):
-        raise ValueError(f"lecture must be a two-digit string like '05', got {lecture!r}")
+        raise ValueError(
+            f"lecture must be two digits and an optional letter like '05' or '09a', got {lecture!r}"
+        )
     return lecture
 
 
 def register(name: str, *, lecture: str, description: str) -> Callable:
     """Decorator: add a figure function to the registry under ``name`` (an identifier) for
-    ``lecture`` (two digits, "05") with a one-line ``description``."""
+    ``lecture`` (two digits and an optional letter, "05" or "09a") with a one-line
+    ``description``."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be an identifier like 'pe_heatmap', got {name!r}")
     _check_lecture(lecture)

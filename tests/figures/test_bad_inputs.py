@@ -40,6 +40,8 @@ ROWS = [
         ["path", "/nonexistent-lecturekit-dir"]),
     Bad("registry.register: a lecture that is not two digits", "type",
         lambda: figures.register("x_new", lecture=5, description="d"), ["lecture", "'05'"]),
+    Bad("registry.register: a lecture with one digit and a letter", "range",
+        lambda: figures.register("x_new", lecture="9a", description="d"), ["lecture", "'09a'"]),
     Bad("registry.register: no description", "type",
         lambda: figures.register("x_new", lecture="05", description=""), "description"),
     Bad("registry.register: decorating a non-function", "type",
