@@ -8,6 +8,8 @@ Public API::
     c = attention_cost(ns, d=64, window=32, chunk_size=64)
     #   exact counts per variant (VARIANTS): c.flops[name], c.peak_bytes[name], one per n
     t = attention_times(ns, d=64, window=32, chunk_size=64, repeats=3)   # {name: seconds}
+    c = variant_cost(ns, {name: fn(q, k, v)}, d=64)   # the same counts for any attention fns
+    #   (lecture 11b: LogSparse, memory-compressed): c.flops[name], c.peak_bytes[name]
 
 The variants, each on one sequence (1, n, d), single head, no gradients:
 ``full`` (``scaled_dot_product_attention``: the (n, n) weights), ``local (band mask)``
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -54,7 +56,7 @@ from lecturekit.utils.checks import (
 )
 
 __all__ = ["VARIANTS", "FlopCount", "count_flops", "peak_memory", "best_time", "AttentionCost",
-           "attention_cost", "attention_times"]  # fmt: skip
+           "attention_cost", "attention_times", "VariantCost", "variant_cost"]  # fmt: skip
 
 VARIANTS = ("full", "local (band mask)", "local (chunked)", "LSH", "GRU")
 
@@ -258,3 +260,56 @@ def attention_times(
         for name, fn in fns.items():
             times[name].append(best_time(fn, repeats))
     return {k: tuple(v) for k, v in times.items()}
+
+
+@dataclass(frozen=True)
+class VariantCost:
+    """Exact FLOPs and peak bytes per sequence length n of each given attention function."""
+
+    ns: tuple[int, ...]
+    d: int
+    flops: dict[str, tuple[int, ...]]
+    peak_bytes: dict[str, tuple[int, ...]]
+
+
+def variant_cost(
+    ns: Sequence[int],
+    variants: Mapping[str, Callable[[torch.Tensor, torch.Tensor, torch.Tensor], object]],
+    d: int = 64,
+    seed: int = 0,
+) -> VariantCost:
+    """``attention_cost``'s measurement for any attention functions: each ``fn(q, k, v)`` runs
+    on seeded q, k, v (1, n, d) per n, its FLOPs counted (``count_flops``) and its peak memory
+    measured (``peak_memory``).
+
+    Args:
+        ns: sequence lengths (positive ints).
+        variants: {name: fn(q, k, v)}, e.g. ``lecturekit.efficient.logsparse.logsparse_attention``.
+        d: query/key/value width.
+        seed: seeds the inputs.
+
+    Returns:
+        VariantCost(ns, d, flops, peak_bytes), one value per n for each name.
+
+    Lecture 11b; Li et al. 2019 section 3.3 (O(n log n)); Liu et al. 2018 section 4.2.2.
+    """
+    ns = check_positive_ints("ns", ns)
+    check_positive_int("d", d)
+    check_seed(seed)
+    if not isinstance(variants, Mapping) or not variants:
+        raise ValueError(f"variants must be a non-empty dict {{name: fn(q, k, v)}}, got "
+                         f"{variants!r}")  # fmt: skip
+    for name, fn in variants.items():
+        check_callable(f"variants[{name!r}]", fn)
+    flops: dict[str, list[int]] = {name: [] for name in variants}
+    peak: dict[str, list[int]] = {name: [] for name in variants}
+    gen = torch.Generator().manual_seed(seed)
+    for n in ns:
+        q, k, v = (torch.randn(1, n, d, generator=gen) for _ in range(3))
+        for name, fn in variants.items():
+            call = lambda fn=fn, q=q, k=k, v=v: fn(q, k, v)  # noqa: E731
+            flops[name].append(count_flops(call).total)
+            peak[name].append(peak_memory(call))
+    return VariantCost(
+        ns, d, {k: tuple(v) for k, v in flops.items()}, {k: tuple(v) for k, v in peak.items()}
+    )

@@ -1,0 +1,78 @@
+"""Lecture 11b's plots and widgets draw, and refuse bad input with a ValueError naming it; the
+forecaster experiment is seeded and deterministic."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest
+import torch
+from matplotlib.figure import Figure
+
+from lecturekit.datasets.variants import pointer_chains
+from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
+from lecturekit.experiments.variants import (
+    ShapeForecaster,
+    forecast_mse,
+    heldout_series,
+    train_forecaster,
+)
+from lecturekit.viz.variants import (
+    act_widget,
+    compressed_widget,
+    logsparse_widget,
+    plot_act_tokens,
+    plot_compressed_weights,
+    plot_depth_table,
+    plot_series_attention,
+)
+
+
+def test_plots_draw():
+    ax = Figure().subplots()
+    table = {"depth": [0, 1], "steps": [1.0, 2.0], "accuracy": [1.0, 0.9]}
+    plot_depth_table({"a": table, "b": table}, ax)
+    plot_act_tokens(["v1", "→0"], [1.0, 2.0], [0, 1], Figure().subplots())
+    plot_compressed_weights(torch.rand(6, 3), 2, Figure().subplots())
+    plot_series_attention(torch.randn(10), torch.rand(10), 4, Figure().subplots())
+
+
+def test_widgets_build():
+    model = UniversalTransformer(UniversalConfig.tiny(18, 8, max_steps=2)).eval()
+    batch = pointer_chains(3)
+    for widget in (
+        logsparse_widget(8),
+        compressed_widget(12),
+        act_widget(model, batch.ids, batch.depth),
+    ):
+        assert widget.children
+
+
+def test_forecaster_is_seeded():
+    a, losses_a = train_forecaster(2, steps=3, seed=1)
+    b, losses_b = train_forecaster(2, steps=3, seed=1)
+    assert losses_a == losses_b and len(losses_a) == 3
+    series = heldout_series(4)
+    assert forecast_mse(a, series) == forecast_mse(b, series)
+    pred, weights = ShapeForecaster(3)(series)
+    assert pred.shape == series.shape and weights.shape == (4, 2, 48, 48)
+
+
+@pytest.mark.parametrize(
+    ("call", "word"),
+    [
+        (lambda: plot_depth_table({}), "tables"),
+        (lambda: plot_act_tokens(["a"], [1.0, 2.0], [0, 1]), "labels"),
+        (lambda: plot_compressed_weights(torch.rand(4, 2), 0), "stride"),
+        (lambda: plot_series_attention(torch.randn(5), torch.rand(4), 1), "weights"),
+        (lambda: plot_series_attention(torch.randn(5), torch.rand(5), 7), "query"),
+        (lambda: logsparse_widget(n=200), "n"),
+        (lambda: compressed_widget(n=0), "n"),
+        (lambda: train_forecaster(0), "kernel"),
+        (lambda: ShapeForecaster(2)(torch.randn(2, 5, dtype=torch.float64)), "x"),
+        (lambda: forecast_mse(ShapeForecaster(2), torch.randn(5)), "x"),
+    ],
+)
+def test_bad_inputs_name_the_argument(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
