@@ -591,6 +591,14 @@ def _example_inputs(kind: str, config: dict, batch: int) -> tuple[tuple, tuple[i
             "Electra": (batch, 12),  # the discriminator's "replaced" logits
         }.get(kind, (batch, 12, config["vocab_size"]))
         return (ids, segments), shape
+    if kind == "Captioner":  # lecture 09a: images (B, 1, S, S) and the caption so far
+        size = config["image_size"]
+        tgt = torch.randint(3, config["vocab_size"], (batch, 7), generator=g)
+        images = torch.rand(batch, 1, size, size, generator=g)
+        return (images, tgt), (batch, 7, config["vocab_size"])
+    if kind == "UniversalTransformer":  # lecture 11b: token ids (B, T), a class per token
+        ids = torch.randint(0, config["vocab_size"], (batch, 12), generator=g)
+        return (ids,), (batch, 12, config["num_classes"])
     # the translation models: Seq2Seq (src, src_len, tgt_in) and Transformer (src, tgt_in)
     src = torch.randint(4, config["src_vocab_size"], (batch, 9), generator=g)
     tgt = torch.randint(4, config["tgt_vocab_size"], (batch, 7), generator=g)

@@ -43,7 +43,7 @@ def test_main_prints_one_row_per_check_and_exits_0(capsys):
     rows = _rows(out)
     expected = COMPONENT_ROWS + [f"checkpoint {n}" for n in shipped_names()] + OFFLINE_ROWS
     assert list(rows) == expected
-    assert len(shipped_names()) == 19
+    assert len(shipped_names()) == 23
     for name in expected:
         assert rows[name][0] == "✓", f"{name}: {rows[name]}"
     for name in COMPONENT_ROWS:  # every reference comparison: a difference within 1e-5
@@ -106,6 +106,22 @@ def test_a_checkpoint_whose_hash_differs_is_a_cross(monkeypatch, capsys, few_che
     )
 
 
+def _checkpoint_rows(monkeypatch, capsys, tmp_path, models):
+    """verify's rows for ``models`` ({name: module}) saved as the only shipped checkpoints of
+    ``tmp_path`` (no component checks); verify must pass."""
+    from lecturekit.shipped import store
+
+    for name, model in models.items():
+        store.save_shipped(model, name, training={}, data_dir=tmp_path)
+    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
+    monkeypatch.setattr(verify, "shipped_names", lambda: store.shipped_names(tmp_path))
+    monkeypatch.setattr(verify, "shipped_info", lambda n: store.shipped_info(n, tmp_path))
+    monkeypatch.setattr(verify, "load_shipped", lambda n: store.load_shipped(n, tmp_path))
+    monkeypatch.setattr(verify, "read_manifest", lambda: store.read_manifest(tmp_path))
+    assert verify.main([]) == 0
+    return _rows(capsys.readouterr().out)
+
+
 def test_fine_tuned_bert_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp_path):
     """Checkpoints of the three fine-tuning heads (lecture 13), once shipped: logits of the
     head's shape (per sequence, per position, start logits)."""
@@ -115,22 +131,14 @@ def test_fine_tuned_bert_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp
         BertForTokenClassification,
         BertTaskConfig,
     )
-    from lecturekit.shipped import store
 
     config = BertTaskConfig.tiny(vocab_size=30, hidden_size=8, intermediate_size=16, num_labels=3)
-    for name, model in (
-        ("seq", BertForSequenceClassification(config)),
-        ("tok", BertForTokenClassification(config)),
-        ("qa", BertForQuestionAnswering(config.replace(num_labels=2))),
-    ):
-        store.save_shipped(model, name, training={}, data_dir=tmp_path)
-    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
-    monkeypatch.setattr(verify, "shipped_names", lambda: store.shipped_names(tmp_path))
-    monkeypatch.setattr(verify, "shipped_info", lambda n: store.shipped_info(n, tmp_path))
-    monkeypatch.setattr(verify, "load_shipped", lambda n: store.load_shipped(n, tmp_path))
-    monkeypatch.setattr(verify, "read_manifest", lambda: store.read_manifest(tmp_path))
-    assert verify.main([]) == 0
-    rows = _rows(capsys.readouterr().out)
+    models = {
+        "seq": BertForSequenceClassification(config),
+        "tok": BertForTokenClassification(config),
+        "qa": BertForQuestionAnswering(config.replace(num_labels=2)),
+    }
+    rows = _checkpoint_rows(monkeypatch, capsys, tmp_path, models)
     for name, shape in (("qa", "(2, 12)"), ("seq", "(2, 3)"), ("tok", "(2, 12, 3)")):
         assert rows[f"checkpoint {name}"][0] == "✓"
         assert f"forward: logits {shape}, finite" in rows[f"checkpoint {name}"][3]
@@ -141,24 +149,32 @@ def test_lecture_15_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp_path
     logits and ALBERT's MLM logits."""
     from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
     from lecturekit.models.electra import Electra, ElectraConfig
-    from lecturekit.shipped import store
 
     electra = Electra(ElectraConfig.tiny(vocab_size=30, hidden_size=8, intermediate_size=16,
                                          generator_hidden_size=4, generator_num_heads=1,
                                          generator_intermediate_size=8))  # fmt: skip
     albert = AlbertForPreTraining(AlbertConfig.tiny(vocab_size=30, embedding_size=4,
                                                     hidden_size=8, intermediate_size=16))  # fmt: skip
-    for name, model in (("electra", electra), ("albert", albert)):
-        store.save_shipped(model, name, training={}, data_dir=tmp_path)
-    monkeypatch.setattr(verify, "COMPONENT_CHECKS", [])
-    monkeypatch.setattr(verify, "shipped_names", lambda: store.shipped_names(tmp_path))
-    monkeypatch.setattr(verify, "shipped_info", lambda n: store.shipped_info(n, tmp_path))
-    monkeypatch.setattr(verify, "load_shipped", lambda n: store.load_shipped(n, tmp_path))
-    monkeypatch.setattr(verify, "read_manifest", lambda: store.read_manifest(tmp_path))
-    assert verify.main([]) == 0
-    rows = _rows(capsys.readouterr().out)
+    rows = _checkpoint_rows(monkeypatch, capsys, tmp_path, {"electra": electra, "albert": albert})
     for name, shape in (("electra", "(2, 12)"), ("albert", "(2, 12, 30)")):
         assert rows[f"checkpoint {name}"][0] == "✓"
+        assert f"forward: logits {shape}, finite" in rows[f"checkpoint {name}"][3]
+
+
+def test_lecture_09a_and_11b_checkpoints_get_a_forward_pass(monkeypatch, capsys, tmp_path):
+    """The captioner (lecture 09a: images and the caption so far -> word logits) and the
+    Universal Transformer (lecture 11b: token ids -> a class per token), once shipped."""
+    from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
+    from lecturekit.models.captioning import Captioner, CaptionerConfig
+
+    captioner = Captioner(CaptionerConfig.tiny())
+    universal = UniversalTransformer(UniversalConfig.tiny(15, 4, d_model=8, num_heads=2,
+                                                          d_ff=16, max_steps=2))  # fmt: skip
+    models = {"captioner": captioner, "universal": universal}
+    rows = _checkpoint_rows(monkeypatch, capsys, tmp_path, models)
+    vocab = CaptionerConfig.tiny().vocab_size
+    for name, shape in (("captioner", f"(2, 7, {vocab})"), ("universal", "(2, 12, 4)")):
+        assert rows[f"checkpoint {name}"][0] == "✓", rows[f"checkpoint {name}"]
         assert f"forward: logits {shape}, finite" in rows[f"checkpoint {name}"][3]
 
 

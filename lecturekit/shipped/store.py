@@ -52,6 +52,7 @@ from pathlib import Path
 
 from torch import nn
 
+from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
 from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.bert_tasks import (
@@ -60,6 +61,7 @@ from lecturekit.models.bert_tasks import (
     BertForTokenClassification,
     BertTaskConfig,
 )
+from lecturekit.models.captioning import Captioner, CaptionerConfig
 from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.electra import Electra, ElectraConfig
 from lecturekit.models.gpt import GPT, GPTConfig
@@ -121,6 +123,8 @@ MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
     "BertForSequenceClassification": (BertForSequenceClassification, BertTaskConfig),
     "BertForTokenClassification": (BertForTokenClassification, BertTaskConfig),
     "BertForQuestionAnswering": (BertForQuestionAnswering, BertTaskConfig),
+    "Captioner": (Captioner, CaptionerConfig),
+    "UniversalTransformer": (UniversalTransformer, UniversalConfig),
 }
 
 

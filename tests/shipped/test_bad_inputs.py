@@ -24,7 +24,7 @@ from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
 from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
-from lecturekit.shipped import bert, seq2seq, transformer, vit
+from lecturekit.shipped import bert, captioning, seq2seq, transformer, universal, vit
 from lecturekit.shipped.store import (
     load_shipped,
     load_tokenizer,
@@ -385,7 +385,7 @@ def _unwritable() -> str:
 
 
 MAINS = {"seq2seq": seq2seq.main, "transformer": transformer.main, "bert": bert.main,
-         "vit": vit.main}  # fmt: skip
+         "vit": vit.main, "captioning": captioning.main, "universal": universal.main}  # fmt: skip
 CLI_ROWS = []
 for _cli, _main in MAINS.items():
     CLI_ROWS += [

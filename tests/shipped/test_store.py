@@ -10,6 +10,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
+from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
 from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.bert_tasks import (
@@ -18,6 +19,7 @@ from lecturekit.models.bert_tasks import (
     BertForTokenClassification,
     BertTaskConfig,
 )
+from lecturekit.models.captioning import Captioner, CaptionerConfig
 from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.electra import Electra, ElectraConfig
 from lecturekit.models.gpt import GPT, GPTConfig
@@ -26,6 +28,7 @@ from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.vit import ViT, ViTConfig
 from lecturekit.shipped import (
     bert,
+    captioning,
     cli,
     finetuning,
     gpt,
@@ -33,6 +36,7 @@ from lecturekit.shipped import (
     seq2seq,
     store,
     transformer,
+    universal,
     vit,
 )
 from lecturekit.shipped.store import (
@@ -110,9 +114,11 @@ def test_every_shipped_model_has_a_module_that_regenerates_it():
         *finetuning.MODELS.values(),
         *gpt.MODELS,
         *objectives.MODELS,
+        *captioning.MODELS,
+        *universal.MODELS,
     }
     assert set(SHIPPED) == regenerated
-    assert len(SHIPPED) == 19
+    assert len(SHIPPED) == 23
     assert all(f"{name}.safetensors" in read_manifest(DATA_DIR) for name in SHIPPED)
 
 
@@ -172,6 +178,9 @@ def _tiny_models():
                                                generator_intermediate_size=8)), vocab),
         "AlbertForPreTraining": (AlbertForPreTraining(AlbertConfig.tiny(
             vocab_size=15, embedding_size=4, hidden_size=8, intermediate_size=16)), vocab),
+        "Captioner": (Captioner(CaptionerConfig.tiny()), None),
+        "UniversalTransformer": (UniversalTransformer(UniversalConfig.tiny(
+            15, 4, d_model=8, num_heads=2, d_ff=16, max_steps=2)), None),
         "BertForSequenceClassification": (BertForSequenceClassification(task), vocab),
         "BertForTokenClassification": (BertForTokenClassification(task), vocab),
         "BertForQuestionAnswering": (BertForQuestionAnswering(task.replace(num_labels=2)), vocab),
