@@ -12,11 +12,12 @@ Public API::
 
 Expected values are stored as salted hashes or computed by a checker (``core``); the worked
 solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each lecture's
-exercises are registered by its module (``lecture_01`` ... ``lecture_15``) on import.
+exercises are registered by its module (``lecture_00`` ... ``lecture_15``) on import.
 Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli``).
 """
 
 from lecturekit.exercises import (  # noqa: F401  (importing registers the exercises)
+    lecture_00,
     lecture_01,
     lecture_02,
     lecture_03,
@@ -27,8 +28,10 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_08a,
     lecture_08b,
     lecture_09,
+    lecture_09a,
     lecture_10,
     lecture_11,
+    lecture_11b,
     lecture_12,
     lecture_13,
     lecture_14,

@@ -12,9 +12,12 @@ Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lectureki
 """
 
 from lecturekit.figures import (  # noqa: F401  (importing registers the figures)
+    lecture_00,
     lecture_09,
+    lecture_09a,
     lecture_10,
     lecture_11,
+    lecture_11b,
     lecture_12,
     lecture_13,
     lecture_14,

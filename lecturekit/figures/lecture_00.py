@@ -1,0 +1,109 @@
+"""Slide figures of lecture 00, from word vectors to context and why recurrence struggles
+(registered on import).
+
+    00  sense_similarity, rnn_gradient_vs_distance, rnn_jacobian_decay, recurrence_table
+
+Nothing trains here: the sense figure reads the shipped tiny BERT (and one word vector per
+word, identical for every occurrence by construction); the others are measured on seeded
+random layers (gradients by autograd, FLOPs counted, path lengths from exact zeros).
+"""
+
+from __future__ import annotations
+
+import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from lecturekit.datasets.stories import default_data
+from lecturekit.experiments.recurrence import (
+    gradient_vs_distance,
+    rnn_jacobian_decay,
+    vaswani_table,
+)
+from lecturekit.experiments.word_vectors import (
+    bert_vectors,
+    sense_occurrences,
+    sense_separation,
+)
+from lecturekit.figures.helpers import at_least
+from lecturekit.figures.registry import register
+from lecturekit.shipped import load_shipped, load_tokenizer
+from lecturekit.viz.recurrence import (
+    plot_gradient_vs_distance,
+    plot_jacobian_decay,
+    plot_recurrence_table,
+)
+from lecturekit.viz.word_vectors import plot_sense_separation
+
+
+def _axes() -> Axes:
+    return Figure(layout="constrained").add_subplot()
+
+
+SIGMAS = (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)  # the notebook's spectral norms
+
+
+@register(
+    "sense_similarity",
+    lecture="00",
+    description="'teddy' (president vs toy): cosine within vs across senses, one word vector "
+    "vs the tiny BERT's layers",
+)
+def sense_similarity() -> Figure:
+    """Notebook 00 section 2: the held-out occurrences of "teddy" in lecture 08's corpus.
+
+    Lecture 00; Devlin et al. 2019.
+    """
+    occurrences = sense_occurrences(default_data().test)
+    senses = [o.sense for o in occurrences]
+    layers = bert_vectors(load_shipped("bert_tiny"), load_tokenizer("bert_tiny"), occurrences)
+    one_vector = torch.ones(len(occurrences), 4)  # every occurrence gets the same vector
+    results = {"one vector\nper word": sense_separation(one_vector, senses)}
+    for i, vectors in enumerate(layers):
+        name = "BERT\nembeddings" if i == 0 else f"BERT\nlayer {i}"
+        results[name] = sense_separation(vectors, senses)
+    ax = plot_sense_separation(results, _axes())
+    ax.set_title("'teddy': roosevelt (president) vs bear (toy)")
+    return at_least(ax.figure)
+
+
+@register(
+    "rnn_gradient_vs_distance",
+    lecture="00",
+    description="gradient norm of the last position's loss w.r.t. the input d steps back: "
+    "RNN, GRU, LSTM, Transformer layer",
+)
+def rnn_gradient_vs_distance() -> Figure:
+    """Notebook 00 section 3: torch's default initialisation, median over 5 seeds.
+
+    Lecture 00; Bengio et al. 1994.
+    """
+    return at_least(plot_gradient_vs_distance(gradient_vs_distance(), _axes()).figure)
+
+
+@register(
+    "rnn_jacobian_decay",
+    lecture="00",
+    description="vanilla RNN: measured gradient factor per step vs the spectral norm of W_hh",
+)
+def rnn_jacobian_decay_figure() -> Figure:
+    """Notebook 00 section 3: the per-step factor is at most σ.
+
+    Lecture 00; Pascanu et al. 2013.
+    """
+    return at_least(plot_jacobian_decay(rnn_jacobian_decay(SIGMAS), _axes()).figure)
+
+
+@register(
+    "recurrence_table",
+    lecture="00",
+    description="Vaswani et al.'s Table 1 filled from measurements: FLOPs exponents, "
+    "sequential operations, path lengths",
+)
+def recurrence_table() -> Figure:
+    """Notebook 00 section 5.
+
+    Lecture 00; Vaswani et al. 2017 Table 1.
+    """
+    ax = Figure(figsize=(11, 2.8), layout="constrained").add_subplot()
+    return at_least(plot_recurrence_table(vaswani_table(), ax).figure)
