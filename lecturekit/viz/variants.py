@@ -5,11 +5,14 @@ inputs a convolutional attention score compares.
 Public API::
 
     logsparse_widget(n=32, local=0, layers=1)             # n, local, layers sliders: mask, reach
+    logsparse_widget_grid()                               # the values a static page pre-renders
     plot_depth_table(tables, ax=None, key="steps")        # {label: depth_table} bars per depth
     plot_act_tokens(labels, steps, depth, ax=None)        # one sequence: steps per token
-    act_widget(model, test)                               # a sequence picker: steps per token
+    act_widget(model, ids, depth)                         # a sequence picker: steps per token
+    act_widget_grid(n_sequences)
     plot_compressed_weights(weights, stride, ax=None)     # (n, m) weights of compressed keys
     compressed_widget(n=24, d=8, seed=0)                  # a stride slider: the (n, m) weights
+    compressed_widget_grid(n=24)
     plot_series_attention(x, weights, query, ax=None)     # a series, one query's weights as bars
 
 Lecture 11b; Li et al. 2019 Figures 1 and 3; Dehghani et al. 2019; Liu et al. 2018.
@@ -41,6 +44,9 @@ from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
     "logsparse_widget",
+    "logsparse_widget_grid",
+    "act_widget_grid",
+    "compressed_widget_grid",
     "plot_depth_table",
     "plot_act_tokens",
     "act_widget",
@@ -66,6 +72,17 @@ def _logsparse_figure(n: int, local: int, layers: int) -> Figure:
               "reach" + (" (all)" if full else ""))  # fmt: skip
     fig.tight_layout()
     return fig
+
+
+def logsparse_widget_grid() -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``logsparse_widget``:
+    control name -> values (a grid inside the sliders' ranges: n 8..64 in powers of 2, local
+    0, 3, 5, 8 (a window of 1, 2 or 4 adds nothing: those offsets are powers of 2 already),
+    layers 1, 2, 3, 4, 6, 8).
+
+    Lecture 11b.
+    """
+    return {"n": [8, 16, 32, 64], "local": [0, 3, 5, 8], "layers": [1, 2, 3, 4, 6, 8]}
 
 
 def logsparse_widget(n: int = 32, local: int = 0, layers: int = 1):
@@ -176,6 +193,16 @@ def act_widget(model: UniversalTransformer, ids: torch.Tensor, depth: torch.Tens
     return figure_widget(render, {"sequence": slider})
 
 
+def act_widget_grid(n_sequences: int) -> dict[str, list[object]]:
+    """The settings a static page pre-renders for ``act_widget`` over ``n_sequences``
+    sequences: every sequence.
+
+    Lecture 11b.
+    """
+    check_positive_int("n_sequences", n_sequences)
+    return {"sequence": list(range(n_sequences))}
+
+
 def plot_compressed_weights(
     weights: torch.Tensor, stride: int, ax: Axes | None = None, *, title: str | None = None
 ) -> Axes:
@@ -220,6 +247,16 @@ def compressed_widget(n: int = 24, d: int = 8, seed: int = 0):
 
     return figure_widget(render, {"stride": w.IntSlider(value=1, min=1, max=min(8, n),
                                                         description="stride")})  # fmt: skip
+
+
+def compressed_widget_grid(n: int = 24) -> dict[str, list[object]]:
+    """The settings a static page pre-renders for ``compressed_widget(n)``: every stride its
+    slider offers (1 to min(8, n)).
+
+    Lecture 11b.
+    """
+    check_positive_int("n", n)
+    return {"stride": list(range(1, min(8, n) + 1))}
 
 
 def plot_series_attention(

@@ -19,8 +19,11 @@ from lecturekit.experiments.variants import (
 )
 from lecturekit.viz.variants import (
     act_widget,
+    act_widget_grid,
     compressed_widget,
+    compressed_widget_grid,
     logsparse_widget,
+    logsparse_widget_grid,
     plot_act_tokens,
     plot_compressed_weights,
     plot_depth_table,
@@ -46,6 +49,35 @@ def test_widgets_build():
         act_widget(model, batch.ids, batch.depth),
     ):
         assert widget.children
+
+
+def _controls(widget):
+    """name -> control of a ``figure_widget`` (its first child holds the controls)."""
+    return {c.description: c for c in widget.children[0].children}
+
+
+def test_every_grid_value_is_a_setting_of_the_widget_and_redraws_it():
+    pytest.importorskip("ipywidgets")
+    model = UniversalTransformer(UniversalConfig.tiny(18, 8, max_steps=2)).eval()
+    batch = pointer_chains(3)
+    cases = [
+        (logsparse_widget(32), logsparse_widget_grid()),
+        (compressed_widget(12), compressed_widget_grid(12)),
+        (act_widget(model, batch.ids, batch.depth), act_widget_grid(3)),
+    ]
+    for widget, grid in cases:
+        controls, image = _controls(widget), widget.children[1]
+        assert set(grid) == set(controls)
+        for name, values in grid.items():
+            control, seen = controls[name], set()
+            for value in values:
+                assert control.min <= value <= control.max, (name, value)
+                control.value = value
+                seen.add(bytes(image.value))
+            assert len(seen) == len(values), f"{name}: some settings draw the same image"
+    assert compressed_widget_grid(3) == {"stride": [1, 2, 3]}
+    with pytest.raises(ValueError, match="n_sequences"):
+        act_widget_grid(0)
 
 
 def test_forecaster_is_seeded():
