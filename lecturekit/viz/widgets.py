@@ -8,11 +8,14 @@ ipywidgets is imported lazily, so lecturekit works without it.
 Public API (each returns an ipywidgets.VBox)::
 
     figure_widget(render, controls)                      # generic: render(**values) -> Figure
+    attach_controls(box, controls) / widget_controls(box) # name -> control, for static frames
     softmax_temperature_widget(scores, labels=None)      # lecture 03: softmax(s / tau)
     scaling_widget(num_keys=8, seed=0)                   # lecture 03: why divide by sqrt(d_k)
     head_widget(weights, labels)                         # lecture 04: pick layer / head
     positional_encoding_widget()                         # lecture 05: d_model, max_len, dims
     mask_widget(seed=0)                                  # lecture 06: mask type and lengths
+    positional_encoding_widget_grid()                    # the values a static page pre-renders
+    mask_widget_grid()                                   # the values a static page pre-renders
 """
 
 from __future__ import annotations
@@ -36,12 +39,15 @@ from lecturekit.utils.checks import (
     check_range,
     check_seed,
 )
+from lecturekit.viz.alt import figure_alt_text
 from lecturekit.viz.helpers import check_labels, check_numbers, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_attention, plot_bars, plot_heatmap, plot_lines, plot_mask
 from lecturekit.viz.style import rc
 from lecturekit.viz.style import theme as theme_context
 
 __all__ = [
+    "attach_controls",
+    "widget_controls",
     "figure_widget",
     "render_png",
     "softmax_temperature_widget",
@@ -49,6 +55,8 @@ __all__ = [
     "head_widget",
     "positional_encoding_widget",
     "mask_widget",
+    "positional_encoding_widget_grid",
+    "mask_widget_grid",
 ]
 
 _D_MODELS = (16, 32, 64, 128, 256, 512)  # the choices of positional_encoding_widget
@@ -61,6 +69,36 @@ def render_png(fig: Figure, dpi: int = 100) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
     return buf.getvalue()
+
+
+_CONTROLS_ATTR = "lecturekit_controls"  # where a widget keeps its named controls
+ALT_ATTR = "lecturekit_alt"  # where an Image widget keeps the alt text of what it shows
+
+
+def attach_controls(box: object, controls: Mapping[str, object]) -> object:
+    """Record on ``box`` (the widget a ``*_widget`` function returns) its controls by name, the
+    names its ``*_widget_grid`` uses; ``widget_controls(box)`` gives them back. The course
+    website (``lecturekit.publish``) sets them to each value of the grid and keeps what the
+    widget's outputs show, so its pages play without a kernel. Returns ``box``.
+    """
+    if not isinstance(controls, Mapping) or not controls:
+        raise ValueError("controls must be a non-empty mapping name -> ipywidgets control, got "
+                         f"{controls!r}")  # fmt: skip
+    if not hasattr(box, "children"):
+        raise ValueError(f"box must be an ipywidgets container (VBox, HBox), got "
+                         f"{type(box).__name__}")  # fmt: skip
+    setattr(box, _CONTROLS_ATTR, dict(controls))
+    return box
+
+
+def widget_controls(box: object) -> dict[str, object]:
+    """The named controls ``attach_controls`` recorded on ``box`` (every lecturekit widget has
+    them); a widget without them raises a ValueError."""
+    controls = getattr(box, _CONTROLS_ATTR, None)
+    if controls is None:
+        raise ValueError(f"box ({type(box).__name__}) has no named controls: build it with "
+                         "figure_widget or call attach_controls(box, controls)")  # fmt: skip
+    return dict(controls)
 
 
 def figure_widget(
@@ -93,22 +131,27 @@ def figure_widget(
     check_positive_int("dpi", dpi)
     w = require_ipywidgets()
 
+    alt = [""]
+
     def draw() -> bytes:
         with theme_context(theme):
             fig = render(**{k: c.value for k, c in controls.items()})
             if not isinstance(fig, Figure):
                 raise ValueError(f"render must return a matplotlib Figure, got "
                                  f"{type(fig).__name__}")  # fmt: skip
+            alt[0] = figure_alt_text(fig)
             return render_png(fig, dpi)
 
     image = w.Image(value=draw(), format="png")
+    setattr(image, ALT_ATTR, alt[0])
 
     def update(_change: object) -> None:
         image.value = draw()
+        setattr(image, ALT_ATTR, alt[0])
 
     for control in controls.values():
         control.observe(update, names="value")
-    return w.VBox([w.HBox(list(controls.values())), image])
+    return attach_controls(w.VBox([w.HBox(list(controls.values())), image]), controls)
 
 
 def softmax_temperature_widget(
@@ -346,3 +389,27 @@ def mask_widget(seed: int = 0, max_len: int = 10):
             "length": w.IntSlider(value=4, min=1, max=max_len, description="real length"),
         },
     )
+
+
+def positional_encoding_widget_grid() -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for
+    ``positional_encoding_widget()``: control name -> values its controls offer. Every
+    d_model (16 shows the frequencies dropping fast from column to column), 20 positions (where
+    the widget starts) and 100 (the slowest columns start to turn), and the starting dimensions
+    4..7 (two sin/cos pairs, a quarter period apart).
+
+    Lecture 05.
+    """
+    return {"d_model": list(_D_MODELS), "max_len": [20, 100], "dims": [(4, 7)]}
+
+
+def mask_widget_grid() -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``mask_widget()``:
+    control name -> values its controls offer. Every mask; T = 4, 6 (where the widget starts)
+    and 10 with the starting real length 4, so no, two or six pad keys (and at T = 10 the
+    weights without their numbers).
+
+    Lecture 06.
+    """
+    return {"kind": ["none", "padding", "causal", "causal + padding"], "T": [4, 6, 10],
+            "length": [4]}  # fmt: skip
