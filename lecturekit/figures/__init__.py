@@ -7,6 +7,8 @@ Public API::
     figures.spec(name).description          # one line; .lecture, .func
     fig = figures.build(name, theme="dark") # a matplotlib Figure, seeded, slide fonts
     figures.save(fig, "out/name.svg", "svg")
+    figures.widget_names("03")              # the notebooks' widgets rebuilt (the website's frames)
+    widget, grid = figures.widget_spec(name).func()
 
 Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lecturekit.figures.cli``).
 """
@@ -28,14 +30,19 @@ from lecturekit.figures import (  # noqa: F401  (importing registers the figures
 from lecturekit.figures.registry import (
     FORMATS,
     FigureSpec,
+    WidgetSpec,
     build,
     close_matches,
     names,
     register,
+    register_widget,
     save,
     slide_rc,
     spec,
+    widget_names,
+    widget_spec,
 )
 
 __all__ = ["FORMATS", "FigureSpec", "build", "close_matches", "names", "register", "save",
-           "slide_rc", "spec"]  # fmt: skip
+           "slide_rc", "spec", "WidgetSpec", "register_widget", "widget_names",
+           "widget_spec"]  # fmt: skip

@@ -3,12 +3,20 @@
 
     00  sense_similarity, rnn_gradient_vs_distance, rnn_jacobian_decay, recurrence_table
 
-Nothing trains here: the sense figure reads the shipped tiny BERT (and one word vector per
+No figure trains: the sense figure reads the shipped tiny BERT (and one word vector per
 word, identical for every occurrence by construction); the others are measured on seeded
 random layers (gradients by autograd, FLOPs counted, path lengths from exact zeros).
+
+The notebook's widgets, rebuilt for the website (``register_widget``): word_neighbours (on the
+skip-gram vectors the notebook trains, trained here the same way: seeded, about a second) and
+rnn_gradient.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
 
 import torch
 from matplotlib.axes import Axes
@@ -26,7 +34,7 @@ from lecturekit.experiments.word_vectors import (
     sense_separation,
 )
 from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.shipped import load_shipped, load_tokenizer
 from lecturekit.viz.recurrence import (
     plot_gradient_vs_distance,
@@ -107,3 +115,76 @@ def recurrence_table() -> Figure:
     """
     ax = Figure(figsize=(11, 2.8), layout="constrained").add_subplot()
     return at_least(plot_recurrence_table(vaswani_table(), ax).figure)
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """Torch on one thread, as the notebook runs (the same arithmetic, and the fastest for
+    these tiny computations beside other jobs); the thread count is restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+# the words of notebook 00 cell 14's dropdown, in its order
+NEIGHBOUR_WORDS = ("teddy", "tom", "dog", "penguins", "milk", "cold", "fish", "president",
+                   "bear", "happy")  # fmt: skip
+
+
+@cache
+def _skipgram_vectors() -> tuple[torch.Tensor, object]:
+    """Notebook 00 section 1: the skip-gram vectors it trains (``SGNS``, seeded; ~1 s) and the
+    vocabulary of the training sentences."""
+    from lecturekit.experiments.word_vectors import SGNS, story_sentences, train_sgns, word_vocab
+
+    sentences = story_sentences(default_data().train)
+    vocab = word_vocab(sentences)
+    with _one_thread():
+        model, _ = train_sgns(sentences, vocab, **SGNS)
+    return model.vectors, vocab
+
+
+@register_widget(
+    "word_neighbours",
+    lecture="00",
+    index=0,
+    description="pick a word: its 8 nearest neighbours by cosine in the trained skip-gram space",
+)
+def word_neighbours_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 00 cell 14: ``neighbour_widget`` on the skip-gram vectors the notebook trains.
+
+    Lecture 00.
+    """
+    from lecturekit.viz.word_vectors import neighbour_widget, neighbour_widget_grid
+
+    vectors, vocab = _skipgram_vectors()
+    words = list(NEIGHBOUR_WORDS)
+    return neighbour_widget(vectors, vocab, words, k=8), neighbour_widget_grid(words)
+
+
+@register_widget(
+    "rnn_gradient",
+    lecture="00",
+    index=1,
+    description="the vanilla RNN's gradient vs distance for each spectral norm of W_hh, "
+    "with or without the gated and Transformer curves",
+)
+def rnn_gradient_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 00 cell 41: ``gradient_widget(curves, decay)`` on the notebook's measurements
+    (torch's initialisation, and W_hh rescaled to each σ; median over 5 seeds).
+
+    Lecture 00.
+    """
+    from lecturekit.experiments.recurrence import KINDS
+    from lecturekit.viz.recurrence import gradient_widget, gradient_widget_grid
+
+    with _one_thread():
+        curves = gradient_vs_distance(KINDS, length=48, dim=32, seeds=5)
+        decay = rnn_jacobian_decay(SIGMAS, length=48, dim=32, seeds=5)
+    return gradient_widget(curves, decay), gradient_widget_grid(decay)

@@ -4,6 +4,12 @@
 
 The digits come from scikit-learn (bundled, no download); the trained ViTs are the shipped
 checkpoints ``data/vit_digits*.safetensors`` (``lecturekit.shipped.vit``): nothing trains here.
+
+The notebook's widgets, rebuilt for the website (``register_widget``)::
+
+    09  vit_attention_maps (1): the shipped ``vit_digits`` is the ViT notebook 09 trains
+        (same recipe and seed). Widget output 0 of the notebook is the progress bar of that
+        training (tqdm), not a lecturekit widget: nothing to rebuild.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.vit import (
     attention_overview,
     plot_patch_grid,
@@ -86,3 +92,27 @@ def vit_cls_attention() -> Figure:
     at_least(fig)
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "vit_attention_maps",
+    lecture="09",
+    index=0,
+    description="where [CLS] looks: one test digit, a layer or the rollout, a head or their mean",
+)
+def vit_attention_maps_rebuilt():
+    from lecturekit.shipped import load_shipped
+    from lecturekit.viz.vit import vit_attention_widget, vit_attention_widget_grid
+
+    # notebook 09 trains this very recipe and seed in section 5; the shipped checkpoint is it
+    data, vit = _digits(), load_shipped("vit_digits")
+    sample = data.test_images[:12]
+    with torch.no_grad():
+        logits, weights = vit(sample)  # 2 layers of (12, 4, 17, 17)
+    widget = vit_attention_widget(sample, weights, vit.config.grid,
+                                  labels=data.test_labels[:12].tolist(),
+                                  predictions=logits.argmax(1).tolist())  # fmt: skip
+    return widget, vit_attention_widget_grid(vit.config.num_layers)

@@ -5,6 +5,10 @@
 The scenes are made in code from scikit-learn's digits (``lecturekit.datasets.scenes``); the
 captioner is the shipped checkpoint ``data/captioner_scenes.safetensors``
 (``lecturekit.shipped.captioning``): nothing trains here.
+
+The notebook's widget, rebuilt for the website (``register_widget``)::
+
+    09a  caption_browser (0)
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.captioning import plot_localisation, plot_mass_by_word, plot_word_maps
 
 SCENE = 2  # notebook 09a's example: held-out scene 2, "a 2 left of a 4"
@@ -100,3 +104,31 @@ def hard_vs_soft_attention() -> Figure:
                    test.boxes[SCENE], hard.cells[0, : len(hard_words)], fig=bottom)  # fmt: skip
     bottom.suptitle("hard: c_t = h_i with i ~ α_t (× = the sampled cell)")
     return at_least(fig)
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "caption_browser",
+    lecture="09a",
+    index=0,
+    description="held-out scenes captioned with soft or hard attention, one map per word",
+)
+def caption_browser_rebuilt():
+    from lecturekit.datasets.scenes import decode_caption, default_data
+    from lecturekit.experiments.captioning import caption_scenes
+    from lecturekit.shipped import load_shipped
+    from lecturekit.viz.captioning import captioning_widget, captioning_widget_grid
+
+    # notebook 09a's first 12 held-out scenes (the test scenes do not depend on n_train and
+    # the first 12 of 1,000 are the 12 made alone: one seed, drawn scene by scene)
+    browse = default_data(n_train=0, n_test=12).test
+    model = load_shipped("captioner_scenes")
+    results = {}
+    for mode, gen in (("soft", None), ("hard", torch.Generator().manual_seed(HARD_SEED))):
+        r = caption_scenes(model, browse, mode, gen)
+        words = [[*decode_caption(ids).split(), "<eos>"] for ids in r.ids]  # as words_of
+        results[mode] = (words, r.weights, r.cells)
+    widget = captioning_widget(browse.images, results, browse.boxes)
+    return widget, captioning_widget_grid(6)  # scenes 0..5: notebook 09a shows 0, 2 and 5

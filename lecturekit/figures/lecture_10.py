@@ -14,18 +14,25 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.transformer import plot_alignment, plot_architecture, plot_length_accuracy
 
 ALIGNMENT_SENTENCE = 306  # notebook 01's 23-word test sentence with four mirrored adjective pairs
 
 
 @cache
-def _models():
+def _data_and_transformer():
     from lecturekit.datasets.translation import default_data
     from lecturekit.shipped import load_shipped
 
-    return default_data(), load_shipped("transformer_nmt"), load_shipped("seq2seq_dot")
+    return default_data(), load_shipped("transformer_nmt")
+
+
+@cache
+def _models():
+    from lecturekit.shipped import load_shipped
+
+    return *_data_and_transformer(), load_shipped("seq2seq_dot")
 
 
 @cache
@@ -99,3 +106,42 @@ def transformer_cross_attention() -> Figure:
                    title="Transformer cross-attention (last layer, mean of heads)")  # fmt: skip
     fig.tight_layout()
     return at_least(fig)
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+WIDGET_SENTENCES = (306, 5, 3, 9)  # notebook 10's widget: the test sentences it offers
+
+
+@register_widget(
+    "translation_attention_maps",
+    lecture="10",
+    index=0,
+    description="every attention map of the shipped Transformer on test sentences: kind, layer, "
+    "head",
+)
+def translation_attention_maps_rebuilt():
+    """Notebook 10 section 8: ``translation_attention_widget`` on four test sentences,
+    teacher-forced through the shipped Transformer.
+
+    Lecture 10.
+    """
+    from lecturekit.datasets.translation import collate
+    from lecturekit.viz.transformer import (
+        translation_attention_widget,
+        translation_attention_widget_grid,
+    )
+
+    data, transformer = _data_and_transformer()
+    examples = {}
+    for i in WIDGET_SENTENCES:
+        pair = data.test[i]
+        batch = collate([pair], data.src_vocab, data.tgt_vocab)
+        with torch.no_grad():
+            _, weights = transformer(batch.src, batch.tgt_in)
+        examples[f"test {i} ({len(pair.src)} words)"] = (pair.src, pair.tgt, pair.align, weights)
+    layers, heads = transformer.config.num_layers, transformer.config.num_heads
+    return (
+        translation_attention_widget(examples, num_layers=layers, num_heads=heads),
+        translation_attention_widget_grid(examples, layers, heads),
+    )

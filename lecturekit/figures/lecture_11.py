@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from lecturekit.efficient.cost import VARIANTS, attention_cost
 from lecturekit.efficient.xl import MemoryAttentionLayer, dependency_matrix
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.efficient import (
     lsh_panel_example,
     plot_cost_curves,
@@ -112,3 +112,23 @@ def transformer_xl_context() -> Figure:
         ax.set_ylabel(None)
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "lsh_buckets_chunks",
+    lecture="11",
+    index=0,
+    description="LSH attention's four panels as the buckets, the chunk size and the hash seed move",
+)
+def lsh_buckets_chunks_rebuilt():
+    """Notebook 11 section 3: ``lsh_widget`` on the panels' 24 toy vectors.
+
+    Lecture 11.
+    """
+    from lecturekit.viz.efficient import lsh_widget, lsh_widget_grid
+
+    q, k = lsh_panel_example()
+    return lsh_widget(q, k, n_buckets=4, chunk_size=4, seed=1), lsh_widget_grid(len(q))

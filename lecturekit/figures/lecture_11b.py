@@ -18,7 +18,7 @@ from lecturekit.attention import scaled_dot_product_attention
 from lecturekit.efficient.conv_attention import ConvSelfAttention, MemoryCompressedAttention
 from lecturekit.efficient.cost import variant_cost
 from lecturekit.efficient.logsparse import logsparse_attention, logsparse_mask, reachable
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.masking import causal_mask
 from lecturekit.shipped import load_shipped
 from lecturekit.shipped.universal import depth_table, pointer_test_set
@@ -152,3 +152,56 @@ def conv_attention_windows() -> Figure:
         ax.set(title=f"kernel {kernel}: |d score(12, 6) / d x_t|", xlabel="input position t")
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "act_steps_per_token",
+    lecture="11b",
+    index=0,
+    description="the shipped ACT Universal Transformer: steps per token of a held-out chain",
+)
+def act_steps_per_token_rebuilt():
+    """Notebook 11b section 1: ``act_widget`` over the first 40 held-out pointer chains.
+
+    Lecture 11b.
+    """
+    from lecturekit.viz.variants import act_widget, act_widget_grid
+
+    test = pointer_test_set()
+    widget = act_widget(load_shipped("ut_act_pointers"), test.ids[:40], test.depth[:40])
+    return widget, act_widget_grid(40)
+
+
+@register_widget(
+    "logsparse_reach",
+    lecture="11b",
+    index=1,
+    description="the LogSparse mask and what stacked layers reach, as n, local and layers move",
+)
+def logsparse_reach_rebuilt():
+    """Notebook 11b section 2: ``logsparse_widget(n=32, local=0, layers=2)``.
+
+    Lecture 11b.
+    """
+    from lecturekit.viz.variants import logsparse_widget, logsparse_widget_grid
+
+    return logsparse_widget(n=32, local=0, layers=2), logsparse_widget_grid()
+
+
+@register_widget(
+    "compressed_attention_stride",
+    lecture="11b",
+    index=2,
+    description="memory-compressed attention's (n, m) weights as the stride moves",
+)
+def compressed_attention_stride_rebuilt():
+    """Notebook 11b section 3: ``compressed_widget(n=24, d=8)``.
+
+    Lecture 11b.
+    """
+    from lecturekit.viz.variants import compressed_widget, compressed_widget_grid
+
+    return compressed_widget(n=24, d=8), compressed_widget_grid(24)

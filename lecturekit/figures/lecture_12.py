@@ -5,7 +5,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from lecturekit.bpe import SLIDES_DICTIONARY, BPETokenizer, learn_bpe, split_word
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.tokenization import plot_merge_table, plot_segmentations
 
 VOCAB_SIZE = 450  # as lecture 08's WordPiece vocabulary
@@ -51,3 +51,50 @@ def bpe_vs_wordpiece() -> Figure:
     ax.set_title(f"BPE vs WordPiece: {VOCAB_SIZE} entries each, learned on the toy corpus")
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "bpe_merges",
+    lecture="12",
+    index=0,
+    description="BPE on the slides' dictionary, merge by merge: the vocabulary and the words cut",
+)
+def bpe_merges_rebuilt():
+    """Notebook 12 section 4: ``bpe_merges_widget`` over 12 merges, every merge pre-rendered
+    (0..12: 13 settings, one more than a slider's derived grid keeps).
+
+    Lecture 12.
+    """
+    from lecturekit.viz.tokenization import bpe_merges_widget
+    from lecturekit.viz.widgets import widget_controls
+
+    examples = ["low", "lower", "newest", "widest", "lowest", "newer", "wider"]
+    widget = bpe_merges_widget(SLIDES_DICTIONARY, examples, max_merges=12)
+    slider = widget_controls(widget)["merges_done"]
+    return widget, {"merges_done": list(range(slider.min, slider.max + 1))}
+
+
+@register_widget(
+    "tokenizers_compared",
+    lecture="12",
+    index=1,
+    description="one text cut by five tokenizers (BPE, WordPiece x 2, lecture 08's, byte-level "
+    "BPE), prepared texts",
+)
+def tokenizers_compared_rebuilt():
+    """Notebook 12 section 8: ``tokenizer_widget`` over the notebook's five tokenizers; the
+    text box becomes the notebook's text and five prepared ones.
+
+    Lecture 12.
+    """
+    from lecturekit.viz.tokenization import (
+        compared_tokenizers,
+        tokenizer_widget,
+        tokenizer_widget_grid,
+    )
+
+    text = "he likes playing in the doghouse"
+    return tokenizer_widget(compared_tokenizers(), text), tokenizer_widget_grid(text)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.generation import (
     family_masks_figure,
     plot_icl_curve,
@@ -60,3 +60,28 @@ def gpt_icl_curve() -> Figure:
     ax.set_title("a new task from its examples in the prompt, no gradient step")
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+# the prompt box's prepared inputs: the notebook's own, then the two its prose asks to try
+# top-p = 0.5 after ("my": a flat distribution, "penguins are": a confident one)
+WIDGET_PROMPTS = ("my dog", "my", "penguins are")
+
+
+@register_widget(
+    "gpt_generation",
+    lecture="14",
+    index=0,
+    description="the tiny GPT continues a prompt: greedy, beam or sampling (T, top-k, top-p)",
+)
+def gpt_generation_rebuilt():
+    from lecturekit.experiments.generation import END_OF_TEXT
+    from lecturekit.shipped import load_shipped, load_tokenizer
+    from lecturekit.viz.generation import generation_widget, generation_widget_grid
+
+    gpt, tokenizer = load_shipped("gpt_tiny"), load_tokenizer("gpt_tiny")
+    widget = generation_widget(gpt, tokenizer, prompt="my dog", eos_id=END_OF_TEXT)
+    grid = generation_widget_grid(WIDGET_PROMPTS, temperatures=(1.0, 1.5), top_ks=(0, 3),
+                                  top_ps=(0.5, 1.0), penalties=(1.0, 1.5))  # fmt: skip
+    return widget, grid

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.objectives import (
     OBJECTIVES,
     T5_SENTENCE,
@@ -67,3 +67,43 @@ def masking_rate_curve() -> Figure:
     from lecturekit.shipped.objectives import masking_rate_curve as sweep
 
     return masking_rate_figure(sweep())
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+# the notebook's sentences (lecture 15, "Play")
+WIDGET_SENTENCES = ("the man went to the store to buy a gallon of milk",
+                    "they build big nests on the rocks", " ".join(T5_SENTENCE),
+                    "i think teddy bears make great presents for kids")  # fmt: skip
+
+
+@register_widget(
+    "pretraining_objectives",
+    lecture="15",
+    index=0,
+    description="what the encoder reads and the loss predicts, per objective, seed and rate",
+)
+def pretraining_objectives_rebuilt():
+    from lecturekit.shipped import load_tokenizer
+    from lecturekit.viz.objectives import objective_widget, objective_widget_grid
+
+    # the notebook's tokenizer is default_data().tokenizer: the same vocabulary and settings
+    # as the shipped one, which loads in milliseconds instead of being trained again
+    widget = objective_widget(list(WIDGET_SENTENCES), tokenizer=load_tokenizer("bert_tiny"))
+    # the BERT paper's sentence and one WordPiece splits (whole-word masking differs there),
+    # two seeds, BERT's rate and a high one: 48 settings
+    grid = objective_widget_grid(len(WIDGET_SENTENCES), sentences=[0, 1], seeds=[0, 1],
+                                 rates=[0.15, 0.5])  # fmt: skip
+    return widget, grid
+
+
+@register_widget(
+    "xlnet_permutation",
+    lecture="15",
+    index=1,
+    description="XLNet's content and query masks for a sampled order, step by step",
+)
+def xlnet_permutation_rebuilt():
+    from lecturekit.viz.objectives import permutation_widget, permutation_widget_grid
+
+    return permutation_widget("new york is a city"), permutation_widget_grid(5)

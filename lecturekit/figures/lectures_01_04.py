@@ -8,11 +8,20 @@
 Each figure draws with the plot functions the notebooks use (``lecturekit.viz``) on the data
 the notebooks use: the shipped checkpoints in data/ (nothing trains here), the slides' worked
 example, and the seeded measurements of ``lecturekit.experiments.measurements``.
+
+The notebooks' widgets, rebuilt for the website (``register_widget``)::
+
+    01  translation_by_length (0)
+    02  trained_scores (0), toy_scores (1)
+    03  softmax_temperature (0), scaling (1)
+    04  trained_heads (0): the one recipe that trains, as notebook 04 does (seeded, seconds)
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import matplotlib.pyplot as plt
@@ -27,7 +36,7 @@ from lecturekit.experiments.measurements import (
 )
 from lecturekit.experiments.translation import exact_match_by_length
 from lecturekit.figures.helpers import MIN_FONT, at_least, plain_ticks
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.plots import plot_attention, plot_heads, plot_lines
 from lecturekit.viz.scoring import plot_scores
 from lecturekit.viz.style import ACCENT, GUIDE, palette
@@ -356,3 +365,210 @@ def attention_vs_recurrence_cost() -> Figure:
     plain_ticks(ax, f.ns)
     fig.tight_layout()
     return fig
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "softmax_temperature",
+    lecture="03",
+    index=0,
+    description="softmax(s / tau) of the Thinking Machines scores as tau moves",
+)
+def softmax_temperature_rebuilt():
+    from lecturekit.viz.widgets import softmax_temperature_widget
+
+    return softmax_temperature_widget([112, 96], ["Thinking", "Machines"]), None
+
+
+@contextmanager
+def _one_thread() -> Iterator[None]:
+    """Torch on one thread, as the notebook runs (the same arithmetic, and the fastest for
+    these tiny computations beside other jobs); the thread count is restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@cache
+def _translation_picks() -> tuple[list, dict[str, list[list[str]]], torch.Tensor]:
+    """Notebook 01 section 7: twenty test sentences evenly spread over the lengths, both
+    shipped models' greedy translations and the attention model's weights while it decodes."""
+    from lecturekit.datasets.translation import collate
+    from lecturekit.experiments.translation import translate
+
+    data, models = _translation()
+    test = data.test
+    order = sorted(range(len(test)), key=lambda i: (len(test[i].src), i))
+    pairs = [test[order[round(q * (len(order) - 1) / 19)]] for q in range(20)]
+    batch = collate(pairs, data.src_vocab, data.tgt_vocab)
+    with _one_thread(), torch.no_grad():
+        _, weights = models[_ATTENTION].greedy_decode(
+            batch.src, batch.src_len, batch.src.shape[1] + 10
+        )  # (20, L, S)
+        sources = [p.src for p in pairs]
+        labels = {"no attention": "none", "attention": _ATTENTION}
+        outputs = {label: translate(models[key], sources, data) for label, key in labels.items()}
+    return pairs, outputs, weights
+
+
+@register_widget(
+    "translation_by_length",
+    lecture="01",
+    index=0,
+    description="twenty test sentences from 5 to 60 words: both models' translations and the "
+    "attention weights",
+)
+def translation_by_length_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 01 cell 46: the slider over twenty test sentences (it starts at 12); the page
+    gets 13 of them (the derived grid: both ends, 12, evenly spread), all twenty would take
+    ~40 % longer to render.
+
+    The notebook translates all 1,000 test sentences in batches and keeps these twenty; here
+    only the twenty are translated, in one batch: the same words (the notebook's cell checks
+    that its batched decode of the twenty gives them).
+
+    Lecture 01.
+    """
+    from lecturekit.viz.scoring import translation_widget
+
+    pairs, outputs, weights = _translation_picks()
+    return translation_widget(pairs, outputs, weights, sentence=12), None
+
+
+# notebook 02 section 4: the example sentence (test pair 11: the shortest with >= 30 words and
+# two reordered adjectives that dot, general and additive all translate exactly) and the model
+# furthest from the true alignment over the test set (argmax = align for 0.589 of the words).
+# Finding them takes the whole test set through three models (~10 s); the test
+# tests/figures/test_widget_inputs.py finds them again as the notebook does.
+NOTEBOOK_02_EXAMPLE = 11
+NOTEBOOK_02_FURTHEST = "additive"
+_ATTENTION_MODELS = ("dot", "general", "additive")  # notebook 02's attention_models
+
+
+@register_widget(
+    "trained_scores",
+    lecture="02",
+    index=0,
+    description="the three trained models' scores and weights on a 30-word test sentence, "
+    "one target step at a time",
+)
+def trained_scores_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 02 cell 59: ``scoring_widget`` on the scores (Tq, S) of the shipped dot,
+    general and additive models on the example sentence (teacher forcing), starting with the
+    model furthest from the true alignment at its first miss.
+
+    Lecture 02.
+    """
+    from lecturekit.datasets.translation import collate, default_data
+    from lecturekit.shipped import load_shipped
+    from lecturekit.viz.scoring import scoring_widget, scoring_widget_grid
+
+    data = default_data()
+    example = data.test[NOTEBOOK_02_EXAMPLE]
+    batch = collate([example], data.src_vocab, data.tgt_vocab)
+    n = len(example.tgt)
+    scores = {}
+    with _one_thread(), torch.no_grad():
+        for name in _ATTENTION_MODELS:
+            model = load_shipped(f"seq2seq_{name}")
+            states, final = model.encoder(batch.src, batch.src_len)  # keys h_i: (1, S, H)
+            dec = model.decoder
+            s_t, _ = dec.rnn(dec.embedding(batch.tgt_in), final[None])  # queries: (1, T, H)
+            scores[name] = dec.score(s_t, states)[0, :n]  # (1, T, S) -> (Tq, S)
+    align = torch.tensor(example.align)
+    misses = (scores[NOTEBOOK_02_FURTHEST].argmax(-1) != align).nonzero()
+    query = int(misses[0]) if len(misses) else 0
+    widget = scoring_widget(scores, list(example.tgt), list(example.src),
+                            targets=list(example.align), query_name="target step",
+                            score=NOTEBOOK_02_FURTHEST, query=query)  # fmt: skip
+    # the start (step 3, "des": the additive model's first miss) and the next step, "oiseaux",
+    # where every model jumps ahead to the noun of the first reordered noun phrase. Each
+    # setting takes ~0.5 s to draw (30 keys, three panels): two steps keep the widget near 6 s.
+    return widget, scoring_widget_grid(scores, query=query, max_queries=2)
+
+
+@register_widget(
+    "toy_scores",
+    lecture="02",
+    index=1,
+    description="the six scoring functions of lecturekit.attention on 3 queries and 5 keys",
+)
+def toy_scores_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 02 cell 61: ``scoring_widget`` on the six functions' scores (3, 5), with the
+    parameters ``make_score`` initialises after ``torch.manual_seed(1)`` (section 1.8); the
+    global random state is restored afterwards.
+
+    Lecture 02.
+    """
+    from lecturekit.attention import SCORE_FUNCTIONS, make_score
+    from lecturekit.viz.scoring import scoring_widget
+
+    d, n, A, max_len = 8, 5, 8, 10
+    gen = torch.Generator().manual_seed(2)
+    s = torch.randn(d, generator=gen)  # the query s, (d,)
+    H = torch.randn(n, d, generator=gen)  # five keys, (n, d)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(1)
+        modules = {name: make_score(name, d, d, hidden_dim=A, max_len=max_len)
+                   for name in SCORE_FUNCTIONS}  # fmt: skip
+        queries = torch.stack([s, torch.randn(d), torch.randn(d)])  # (3, d)
+    with torch.no_grad():
+        scores = {name: module(queries, H) for name, module in modules.items()}  # each (3, n)
+    key_labels = [f"h{i + 1}" for i in range(n)]
+    return scoring_widget(scores, ["s", "q2", "q3"], key_labels), None
+
+
+@register_widget(
+    "scaling",
+    lecture="03",
+    index=1,
+    description="one random query and 8 keys: the softmax of q·k turns one-hot as d_k grows, "
+    "unless divided by √d_k",
+)
+def scaling_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 03 cell 40: ``scaling_widget()`` (seeded), every d_k with and without the
+    scaling.
+
+    Lecture 03.
+    """
+    from lecturekit.viz.widgets import scaling_widget
+
+    return scaling_widget(), None
+
+
+_HEADS_SENTENCE = "The animal didn't cross the street because it was too tired"  # notebook 04
+
+
+@register_widget(
+    "trained_heads",
+    lecture="04",
+    index=0,
+    description="the four heads of the toy model notebook 04 trains (previous, next, first, "
+    "last word), one map at a time",
+)
+def trained_heads_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
+    """Notebook 04 cell 33: ``head_widget`` on the attention maps (H, T, T) of the 4-head toy
+    model on the notebook's sentence, trained as the notebook trains it (300 seeded steps, a
+    few seconds; the global random state is restored afterwards).
+
+    Lecture 04.
+    """
+    from lecturekit.experiments import heads_demo
+    from lecturekit.viz.widgets import head_widget
+
+    words = _HEADS_SENTENCE.split()
+    with _one_thread(), torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = heads_demo.HeadsDemoModel(len(heads_demo.VOCAB), d_model=64, num_heads=4,
+                                          positions="learned")  # fmt: skip
+        heads_demo.train_heads_demo(model, steps=300, batch_size=128, lr=3e-2, decay_steps=100,
+                                    seed=0)  # fmt: skip
+    model.eval()
+    with torch.no_grad():
+        _, weights = model(heads_demo.encode(words)[None])  # (1, H, T, T)
+    return head_widget(weights[0], words), None

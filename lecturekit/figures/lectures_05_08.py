@@ -1,4 +1,13 @@
-"""Slide figures of lectures 05-08 (registered on import)."""
+"""Slide figures of lectures 05-08 (registered on import).
+
+The notebooks' widgets, rebuilt for the website (``register_widget``)::
+
+    05   positional_encoding (0)
+    06   attention_masks (0)
+    07   beam_size_and_alpha (0): the slides' "he hit me with a pie" table (``pie_example``)
+    08a  masking_procedure (0): the corpus and tokenizer of ``lecturekit.datasets.stories``
+    08b  fill_mask (0): the shipped tiny BERT (nothing trains here)
+"""
 
 from __future__ import annotations
 
@@ -7,7 +16,7 @@ from matplotlib.figure import Figure
 
 from lecturekit.decoding import beam_search
 from lecturekit.experiments.examples import pie_example, poor_example
-from lecturekit.figures.registry import register
+from lecturekit.figures.registry import register, register_widget
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
 from lecturekit.positional import frequencies, sinusoidal_encoding
 from lecturekit.viz.bert import head_view_figure, plot_input_embeddings, plot_masking
@@ -178,3 +187,91 @@ def bert_head_view() -> Figure:
     with torch.no_grad():
         out = bert(torch.tensor([ids]), torch.tensor([segments]))
     return head_view_figure(out.attentions, tok.convert_ids_to_tokens(ids), layer=-1)
+
+
+# ----------------------------------------------------------- the notebooks' widgets, rebuilt
+
+
+@register_widget(
+    "positional_encoding",
+    lecture="05",
+    index=0,
+    description="the sinusoidal table and its columns as d_model and the number of positions move",
+)
+def positional_encoding_rebuilt():
+    from lecturekit.viz.widgets import positional_encoding_widget, positional_encoding_widget_grid
+
+    return positional_encoding_widget(), positional_encoding_widget_grid()
+
+
+@register_widget(
+    "attention_masks",
+    lecture="06",
+    index=0,
+    description="padding, causal or both: the mask M and the weights softmax(scores + M)",
+)
+def attention_masks_rebuilt():
+    from lecturekit.viz.widgets import mask_widget, mask_widget_grid
+
+    return mask_widget(), mask_widget_grid()
+
+
+@register_widget(
+    "beam_size_and_alpha",
+    lecture="07",
+    index=0,
+    description="the 'he hit me with a pie' search tree as the beam size k and alpha move",
+)
+def beam_size_and_alpha_rebuilt():
+    from lecturekit.viz.trees import beam_widget, beam_widget_grid
+
+    vocab, step = pie_example()  # notebook 07's VOCAB and table_step; <s> = 0, </s> = 1
+    sizes, alphas = (1, 2, 3), (0.0, 0.1, 0.2, 0.5, 1.0)
+    widget = beam_widget(step, vocab, 0, 1, max_len=10, beam_sizes=sizes,
+                         length_penalties=alphas)  # fmt: skip
+    return widget, beam_widget_grid(sizes, alphas)
+
+
+@register_widget(
+    "masking_procedure",
+    lecture="08a",
+    index=0,
+    description="BERT's masking (15 %, then 80 / 10 / 10) on a sentence pair, by rate and seed",
+)
+def masking_procedure_rebuilt():
+    import random
+
+    from lecturekit.datasets.stories import default_data
+    from lecturekit.shipped.bert import make_nsp_pairs
+    from lecturekit.viz.bert import masking_widget, masking_widget_grid
+
+    data = default_data()
+    pairs = make_nsp_pairs(data.train[:2000], random.Random(0))  # notebook 08a, section 4
+    examples = [_SLIDE_PAIR, *((a, b) for a, b, label in pairs[:40] if label == 0)]
+    examples = list(dict.fromkeys(examples))[:12]  # the notebook's dropdown: 12 distinct pairs
+    return masking_widget(examples, data.tokenizer), masking_widget_grid(examples)
+
+
+@register_widget(
+    "fill_mask",
+    lecture="08b",
+    index=0,
+    description="the shipped tiny BERT's five best guesses for a hidden word of a sentence",
+)
+def fill_mask_rebuilt():
+    from lecturekit.shipped import load_shipped, load_tokenizer
+    from lecturekit.viz.bert import fill_mask_widget, fill_mask_widget_grid
+
+    sentences = [
+        "i think teddy roosevelt is a great president",
+        "i think teddy bears make great presents for kids",
+        "every morning the cat meows at the sun",
+        "she wore a raincoat because it was raining",
+        "in the morning he went to the library to read a book",
+        "penguins are flightless birds",
+        "tom plays tennis every weekend",
+    ]  # notebook 08b, section 6
+    bert, tok = load_shipped("bert_tiny"), load_tokenizer("bert_tiny")
+    widget = fill_mask_widget(bert, tok, sentences, k=5)
+    widget.children[0].children[1].value = 3  # as the notebook: the word after "i think teddy"
+    return widget, fill_mask_widget_grid(sentences, n_words=5)

@@ -10,6 +10,18 @@ Public API::
     save(fig, path, fmt="png", dpi=150)         # byte-identical for identical figures
     slide_rc(theme) -> dict                     # the rcParams figures are built with
 
+    @register_widget("softmax_temperature", lecture="03", index=0, description="...")
+    def softmax_temperature(): return widget, grid  # the notebook's widget, rebuilt; grid or None
+    widget_names(lecture=None) -> list[str]     # registered widgets, by lecture then index
+    widget_spec(name) -> WidgetSpec             # .lecture, .index, .description, .func
+
+A registered widget is a notebook's widget rebuilt outside the notebook: ``func()`` returns the
+same ``*_widget(...)`` call on the same inputs (shipped checkpoints, data made in code) and the
+settings to pre-render (``{control name: values}``, the widget's ``*_widget_grid``; None or a
+missing control: values derived from the control). ``index`` is its place among the notebook's
+widget outputs (0 = the first). The course website renders every setting to a frame, so the
+lecture's page plays without a kernel (``lecturekit.publish``).
+
 Figure functions never train: figures that need a trained model load the shipped
 checkpoints in data/. The registry is filled by importing ``lecturekit.figures``.
 """
@@ -32,7 +44,8 @@ from matplotlib.figure import Figure
 from lecturekit.utils.checks import check_callable, check_instance, check_positive_int, check_str
 from lecturekit.viz.style import rc
 
-__all__ = ["FigureSpec", "FORMATS", "register", "names", "spec", "build", "save", "slide_rc"]
+__all__ = ["FigureSpec", "FORMATS", "register", "names", "spec", "build", "save", "slide_rc",
+           "WidgetSpec", "register_widget", "widget_names", "widget_spec"]  # fmt: skip
 
 FORMATS = ("png", "svg", "pdf")
 _LECTURE = re.compile(r"\d\d[a-z]?")  # "05", or "09a" for a lecture between two
@@ -53,6 +66,18 @@ class FigureSpec:
 
 
 _REGISTRY: dict[str, FigureSpec] = {}
+
+
+@dataclass(frozen=True)
+class WidgetSpec:
+    name: str
+    lecture: str
+    index: int
+    description: str
+    func: Callable[[], tuple[object, dict[str, list[object]] | None]]
+
+
+_WIDGETS: dict[str, WidgetSpec] = {}
 
 
 def _check_lecture(lecture: object) -> str:
@@ -166,3 +191,48 @@ def save(fig: Figure, path: Path | str, fmt: str = "png", dpi: int = 150) -> Pat
     with plt.rc_context({"svg.hashsalt": "lecturekit"}):
         fig.savefig(path, format=fmt, dpi=dpi, metadata=_METADATA[fmt])
     return path
+
+
+def register_widget(name: str, *, lecture: str, index: int, description: str) -> Callable:
+    """Decorator: add a notebook widget's rebuild to the registry under ``name`` (an
+    identifier) for ``lecture`` ("05", "09a") as the notebook's widget number ``index`` (0 =
+    its first widget output) with a one-line ``description``. The function returns
+    ``(widget, grid)``: see the module docstring."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"name must be an identifier like 'softmax_temperature', got {name!r}")
+    _check_lecture(lecture)
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise ValueError(f"index must be a non-negative integer (0 = the notebook's first "
+                         f"widget), got {index!r}")  # fmt: skip
+    check_str("description", description)
+
+    def wrap(func: Callable) -> Callable:
+        check_callable("func", func)
+        if name in _WIDGETS:
+            raise ValueError(f"widget {name!r} is registered twice")
+        taken = [s.name for s in _WIDGETS.values() if (s.lecture, s.index) == (lecture, index)]
+        if taken:
+            raise ValueError(f"lecture {lecture}'s widget {index} is already {taken[0]!r}")
+        _WIDGETS[name] = WidgetSpec(name, lecture, index, description, func)
+        return func
+
+    return wrap
+
+
+def widget_names(lecture: str | None = None) -> list[str]:
+    """Registered widget names, sorted by lecture then index; only those of ``lecture`` if
+    given."""
+    if lecture is not None:
+        _check_lecture(lecture)
+    specs = sorted(_WIDGETS.values(), key=lambda s: (s.lecture, s.index))
+    return [s.name for s in specs if lecture is None or s.lecture == lecture]
+
+
+def widget_spec(name: str) -> WidgetSpec:
+    """The registered widget ``name``; an unknown name raises a ValueError with close
+    matches."""
+    if not isinstance(name, str) or name not in _WIDGETS:
+        found = difflib.get_close_matches(str(name), list(_WIDGETS), n=4, cutoff=0.5)
+        hint = f"; did you mean {', '.join(found)}?" if found else ""
+        raise ValueError(f"unknown widget {name!r}{hint}")
+    return _WIDGETS[name]

@@ -11,6 +11,9 @@ Public API::
     #   when the browser cannot fetch bertviz's scripts (offline) the iframe shows
     #   plot_head_view instead, with a one-line notice. Returns an IPython HTML object.
     fill_mask_widget(model, tokenizer, sentences, k=5)        # pick a sentence and a word
+    fill_mask_widget_grid(sentences, n_words=5)               # the values a static page offers
+    masking_widget(pairs, tokenizer, prob=0.15, seed=0)       # pair, prob, seed -> plot_masking
+    masking_widget_grid(pairs)                                # the values a static page offers
 
 Lecture 08; Devlin et al. 2019 figure 2; Vig 2019 (bertviz).
 """
@@ -28,7 +31,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.utils.checks import check_instance, check_positive_int, check_strings
+from lecturekit.utils.checks import (
+    check_instance,
+    check_non_negative_int,
+    check_positive_int,
+    check_range,
+    check_seed,
+    check_strings,
+)
 from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_bars
 from lecturekit.viz.style import palette
@@ -41,6 +51,9 @@ __all__ = [
     "head_view_figure",
     "attention_view",
     "fill_mask_widget",
+    "fill_mask_widget_grid",
+    "masking_widget",
+    "masking_widget_grid",
 ]
 
 
@@ -397,3 +410,110 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
         return fig
 
     return figure_widget(render, {"sentence": sentence, "position": position})
+
+
+def fill_mask_widget_grid(sentences: Sequence[str], n_words: int = 5) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``fill_mask_widget(model,
+    tokenizer, sentences)``: control name -> values its controls offer. Every sentence of at
+    least ``n_words`` words (the word slider of a shorter one stops before the last position),
+    and the word positions 0..n_words-1.
+
+    Lecture 08; Devlin et al. 2019 section 3.1 (masked LM).
+    """
+    sentences = check_strings("sentences", sentences)
+    check_positive_int("n_words", n_words)
+    long_enough = [s for s in sentences if len(s.split()) >= n_words]
+    if not long_enough:
+        raise ValueError(f"sentences must hold at least one sentence of n_words={n_words} words "
+                         f"or more, got {sentences}")  # fmt: skip
+    return {"sentence": long_enough, "position": list(range(n_words))}
+
+
+_MASK_PROBS = (0.05, 0.6, 0.05)  # masking_widget's probability slider: min, max, step
+
+
+def _pair_labels(pairs: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Label "A / B" -> (A, B) for masking_widget's dropdown, in order, repeats once."""
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
+        raise ValueError(f"pairs must be a non-empty list of (sentence A, sentence B), got "
+                         f"{pairs!r}")  # fmt: skip
+    for i, pair in enumerate(pairs):
+        ok = isinstance(pair, (tuple, list)) and len(pair) == 2
+        if not ok or not all(isinstance(s, str) and s.split() for s in pair):
+            raise ValueError(f"pairs[{i}] must be two non-empty sentences (A, B), got {pair!r}")
+    return {f"{a} / {b}": (a, b) for a, b in pairs}
+
+
+def masking_widget(
+    pairs: Sequence[tuple[str, str]],
+    tokenizer,
+    *,
+    prob: float = 0.15,
+    seed: int = 0,
+    max_seed: int = 20,
+):
+    """Pick a sentence pair, a masking probability and a seed: ``plot_masking`` of what
+    ``mask_tokens`` does to the pair's tokens ``[CLS] A [SEP] B [SEP]`` (which tokens are
+    chosen and what each becomes).
+
+    Args:
+        pairs: the (sentence A, sentence B) choices, shown as "A / B" (a repeated pair is
+            offered once); the first is shown.
+        tokenizer: a ``WordPieceTokenizer``; random replacements come from its vocabulary.
+        prob: where the probability slider (0.05..0.6, steps of 0.05) starts.
+        seed: where the seed slider (0..max_seed) starts; each seed is one draw of the masks.
+
+    Returns:
+        An ipywidgets VBox: the controls (pair, prob, seed) above the diagram.
+
+    Lecture 08; Devlin et al. 2019 section 3.1 ("Task #1: Masked LM").
+    """
+    from lecturekit.models.bert import mask_tokens
+    from lecturekit.tokenization import WordPieceTokenizer
+    from lecturekit.viz.widgets import figure_widget
+
+    examples = _pair_labels(pairs)
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    lo, hi, step = _MASK_PROBS
+    check_range("prob", prob, lo, hi)
+    if abs((prob - lo) / step - round((prob - lo) / step)) > 1e-9:
+        raise ValueError(f"prob must be a multiple of {step} (the slider's step), got {prob!r}")
+    check_non_negative_int("max_seed", max_seed)
+    check_seed(seed)
+    if seed > max_seed:
+        raise ValueError(f"seed={seed} is beyond the slider's max_seed={max_seed}")
+    w = require_ipywidgets()
+
+    def render(pair: str, prob: float, seed: int) -> Figure:
+        ids = tokenizer.encode_pair(*examples[pair])[0]
+        x = torch.tensor([ids])  # (1, T)
+        masked, labels = mask_tokens(x, vocab_size=len(tokenizer), prob=prob,
+                                     generator=torch.Generator().manual_seed(seed))  # fmt: skip
+        fig = Figure(figsize=(11, 2.4))
+        plot_masking(
+            tokenizer.convert_ids_to_tokens(x[0].tolist()),
+            tokenizer.convert_ids_to_tokens(masked[0].tolist()),
+            (labels[0] != -100).tolist(),
+            fig.add_subplot(),
+        )
+        fig.tight_layout()
+        return fig
+
+    controls = {
+        "pair": w.Dropdown(options=list(examples), description="pair", layout={"width": "460px"}),
+        "prob": w.FloatSlider(value=prob, min=lo, max=hi, step=step, description="prob"),
+        "seed": w.IntSlider(value=seed, min=0, max=max_seed, description="seed"),
+    }
+    return figure_widget(render, controls)
+
+
+def masking_widget_grid(pairs: Sequence[tuple[str, str]]) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``masking_widget(pairs,
+    tokenizer)``: control name -> values its controls offer. The first two pairs (the first
+    one is where the widget starts), pre-training's rate 0.15 against 0.3 and 0.6, and three
+    seeds (three draws of the masks).
+
+    Lecture 08; Devlin et al. 2019 section 3.1.
+    """
+    labels = list(_pair_labels(pairs))
+    return {"pair": labels[:2], "prob": [0.15, 0.3, 0.6], "seed": [0, 1, 2]}

@@ -7,6 +7,7 @@ Public API::
     #   (b) sorted by bucket; (c) Q = K, sorted, cut into equal chunks; (d) chunked attention
     lsh_panel_example(T=24, dim=16, n_clusters=4, seed=0) -> (q, k)   # the figure's toy data
     lsh_widget(q, k)                  # n_buckets, chunk size and hash seed redraw the panels
+    lsh_widget_grid(T=24)             # the settings a static page pre-renders
     plot_cost_curves(ns, ys, ax=None, ylabel=..., title=...)           # log-log + n, n² guides
     plot_dependency(matrix, segment_len, ax=None, title=None)          # (T, T) bool, segments
 
@@ -36,6 +37,7 @@ __all__ = [
     "lsh_panel_example",
     "plot_lsh_panels",
     "lsh_widget",
+    "lsh_widget_grid",
     "plot_cost_curves",
     "plot_dependency",
 ]
@@ -163,6 +165,28 @@ def plot_lsh_panels(
     return fig
 
 
+def _chunk_sizes(T: int) -> list[int]:
+    """The chunk sizes ``lsh_widget`` offers for T tokens: those of 2..12 that divide T."""
+    return [c for c in (2, 3, 4, 6, 8, 12) if T % c == 0 and c < T]
+
+
+def lsh_widget_grid(T: int = 24) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``lsh_widget`` on T
+    tokens: control name -> values (24 settings for T = 24: buckets 2, 4, 8, 16, so the
+    blocks shrink; chunks of 2, 4 and 12 (those of them that divide T, else every size the
+    widget offers), so fewer pairs are cut off (with 12 of 24, none); hash seeds 0 and 1, two
+    random rotations of the same vectors).
+
+    Lecture 11.
+    """
+    check_positive_int("T", T)
+    offered = _chunk_sizes(T)
+    if not offered:
+        raise ValueError(f"T={T} has no chunk size lsh_widget offers (2..12 dividing T)")
+    chunks = [c for c in offered if c in (2, 4, 12)] or offered
+    return {"n_buckets": [2, 4, 8, 16], "chunk_size": chunks, "seed": [0, 1]}
+
+
 def lsh_widget(
     q: torch.Tensor, k: torch.Tensor, n_buckets: int = 4, chunk_size: int = 4, seed: int = 0
 ):
@@ -183,7 +207,7 @@ def lsh_widget(
     check_choice("seed", seed, range(10))
     w = require_ipywidgets()
     T = q.shape[0]
-    chunk_sizes = [c for c in (2, 3, 4, 6, 8, 12) if T % c == 0 and c < T]
+    chunk_sizes = _chunk_sizes(T)
     if chunk_size not in chunk_sizes:
         raise ValueError(f"chunk_size={chunk_size} must divide T={T}, one of {chunk_sizes}")
 

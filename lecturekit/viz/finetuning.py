@@ -15,6 +15,9 @@ Public API::
     plot_span_probabilities(tokens, start_probs, end_probs, span, ax=None, title=None)
     plot_tag_probabilities(words, labels, probs, ax=None, title=None)
     finetuning_widget(models, tasks, tokenizer, inputs)   # pick a task, type, see the answer
+    examples = finetuning_examples(tasks)    # one test example per task (the notebook's)
+    inputs = finetuning_inputs(examples)     # task -> (first text, second text)
+    finetuning_widget_grid(inputs, extra=())  # control name -> values a static page offers
 
 Lecture 13; Devlin et al. 2019 figure 4 (the four fine-tuning formats).
 """
@@ -41,7 +44,10 @@ __all__ = [
     "plot_label_probabilities",
     "plot_span_probabilities",
     "plot_tag_probabilities",
+    "finetuning_examples",
+    "finetuning_inputs",
     "finetuning_widget",
+    "finetuning_widget_grid",
 ]
 
 _SPECIAL = {"[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]"}
@@ -259,6 +265,91 @@ def plot_tag_probabilities(
                         vmin=0, vmax=1, annotate=True, fmt=".2f")  # fmt: skip
 
 
+def finetuning_examples(tasks: Mapping) -> dict[str, object]:
+    """One test example of each task (never seen in training), the ones lecture 13's "try it"
+    section shows and starts ``finetuning_widget`` from: topic's second test sentence, the
+    first neutral NLI pair, the first question on an errands story, the first tagged sentence
+    with a person.
+
+    Args:
+        tasks: ``lecturekit.datasets.finetuning.default_tasks()`` (topic, nli, qa, tagging).
+
+    Returns:
+        task name -> its example (its gold included), in the order topic, nli, qa, tagging.
+
+    Lecture 13.
+    """
+    check_mapping("tasks", tasks, "task name -> Task")
+    missing = [n for n in ("topic", "nli", "qa", "tagging") if n not in tasks]
+    if missing:
+        raise ValueError(f"tasks has no {', '.join(missing)} (it holds {sorted(tasks)}): give "
+                         "default_tasks()")  # fmt: skip
+    picks = {
+        "topic": lambda test: test[1],
+        "nli": lambda test: next(e for e in test if e.label == "neutral"),
+        "qa": lambda test: next(e for e in test if e.script == "errands"),
+        "tagging": lambda test: next(e for e in test if "B-PER" in e.tags),
+    }
+    found = {}
+    for name, pick in picks.items():
+        try:
+            found[name] = pick(tasks[name].test)
+        except (AttributeError, IndexError, StopIteration):
+            raise ValueError(f"tasks[{name!r}] has no test example to pick: give "
+                             "default_tasks()") from None  # fmt: skip
+    return found
+
+
+def finetuning_inputs(examples: Mapping) -> dict[str, tuple[str, str]]:
+    """The (first text, second text) of each example, ``finetuning_widget``'s ``inputs``:
+    (sentence, "") for single-sentence tasks, (premise, hypothesis), (question, context).
+
+    Lecture 13.
+    """
+    from lecturekit.datasets.finetuning import example_input
+
+    check_mapping("examples", examples, "task name -> example")
+    return {name: (*example_input(e), "")[:2] for name, e in examples.items()}
+
+
+def finetuning_widget_grid(
+    inputs: Mapping[str, tuple[str, str]], extra: Sequence[tuple[str, str]] = ()
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``finetuning_widget``: every
+    task, and as prepared inputs of the two text boxes the first and the second texts of
+    ``inputs`` (the widget's own: each task's start) and then of ``extra``, each once. A page
+    pre-renders every combination (tasks x first texts x second texts), so a reader picks a
+    task and then the texts that go with it.
+
+    Args:
+        inputs: task name -> (first text, second text), the widget's ``inputs``.
+        extra: more (first text, second text) pairs to offer ("" for no second text).
+
+    Returns:
+        {"task": names, "first": texts, "second": texts}.
+
+    Lecture 13.
+    """
+    check_mapping("inputs", inputs, "task name -> (first text, second text)")
+    if isinstance(extra, (str, bytes)) or not isinstance(extra, Sequence):
+        raise ValueError(f"extra must be a list of (first, second) text pairs, got "
+                         f"{type(extra).__name__}")  # fmt: skip
+    pairs = [*inputs.values(), *extra]
+    for i, pair in enumerate(pairs):
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise ValueError(f"each input must be a (first text, second text) pair, got "
+                             f"{pair!r}")  # fmt: skip
+        check_strings(f"inputs[{i}]", list(pair), allow_empty=True)
+    return {
+        "task": list(inputs),
+        "first": list(dict.fromkeys(first for first, _ in pairs)),
+        "second": list(dict.fromkeys(second for _, second in pairs)),
+    }
+
+
+_DRAWN = 128  # pictures finetuning_widget remembers (a PNG of 10-40 kB each)
+
+
 def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mapping):
     """Pick a task, type the input, see what its fine-tuned model answers, with probabilities.
 
@@ -270,12 +361,17 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
             single-sentence tasks, (premise, hypothesis), (question, context).
 
     Returns:
-        An ipywidgets VBox: a task dropdown and two text boxes above the picture.
+        An ipywidgets VBox: a task dropdown and two text boxes above the picture (an Image,
+        its alt text kept as ``ALT_ATTR``); its controls by name (``widget_controls``): task,
+        first, second (``finetuning_widget_grid``). It remembers the last 128 pictures it drew
+        and shows them again without recomputing (until a model's weights or mode change).
 
     Lecture 13.
     """
     from lecturekit.experiments.finetuning import probabilities
-    from lecturekit.viz.widgets import figure_widget
+    from lecturekit.viz.alt import figure_alt_text
+    from lecturekit.viz.style import theme as theme_context
+    from lecturekit.viz.widgets import ALT_ATTR, attach_controls, render_png
 
     check_mapping("models", models, "task name -> fine-tuned model")
     check_mapping("tasks", tasks, "task name -> Task")
@@ -301,17 +397,18 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     first.description, second.description = box_names[tasks[names[0]].kind]
     task_box.observe(follow, names="value")
 
-    def render(task: str, first: str, second: str) -> Figure:
+    def render(task: str, first: str, second: str) -> tuple[Figure, str | None]:
+        """The picture, and the message it shows if the input cannot be read."""
         t = tasks[task]
         fig = Figure(figsize=(7.5, 3.4))
         ax = fig.add_subplot()
         try:
             p = probabilities(models[task], t, tokenizer, first, second)
         except ValueError as err:  # a message instead of a traceback for a bad text
-            ax.text(0.5, 0.5, f"cannot read this input:\n{err}", ha="center", va="center",
-                    wrap=True)  # fmt: skip
+            said = f"cannot read this input:\n{err}"
+            ax.text(0.5, 0.5, said, ha="center", va="center", wrap=True)
             ax.axis("off")
-            return fig
+            return fig, said
         if t.kind in ("sequence", "pair"):
             plot_label_probabilities(t.labels, p["probs"], ax,
                                      title=f"{t.name}: {p['answer']}")  # fmt: skip
@@ -325,6 +422,45 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
             plot_tag_probabilities(p["words"], t.labels, p["probs"], ax,
                                    title=" ".join(p["answer"]))  # fmt: skip
         fig.tight_layout()
-        return fig
+        return fig, None
 
-    return figure_widget(render, {"task": task_box, "first": first, "second": second})
+    controls = {"task": task_box, "first": first, "second": second}
+    image = w.Image(format="png")
+    # The picture is pure in (task, first, second), and single-sentence tasks ignore the
+    # second text: a picture drawn before is shown again as it was. The memory is emptied
+    # when a model's weights or mode change.
+    drawn: dict[tuple[str, str, str], tuple[bytes, str]] = {}  # setting -> (png, alt)
+    state = [_weights_state(models)]
+
+    def update(_change: object = None) -> None:
+        values = {k: c.value for k, c in controls.items()}
+        used = tasks[values["task"]].kind in ("pair", "span")
+        key = (values["task"], values["first"], values["second"] if used else "")
+        now = _weights_state(models)
+        if now != state[0]:
+            drawn.clear()
+            state[0] = now
+        if key not in drawn:
+            with theme_context("light"):
+                fig, said = render(**values)
+                drawn[key] = (render_png(fig), said or figure_alt_text(fig))
+            while len(drawn) > _DRAWN:
+                drawn.pop(next(iter(drawn)))  # the oldest first
+        image.value, alt = drawn[key]
+        setattr(image, ALT_ATTR, alt)
+
+    update()
+    for control in controls.values():
+        control.observe(update, names="value")
+    return attach_controls(w.VBox([w.HBox(list(controls.values())), image]), controls)
+
+
+def _weights_state(models: Mapping) -> tuple:
+    """Changes whenever a model's weights change in place (an optimizer step, a loaded state
+    dict) or its mode (train / eval) does."""
+    state = []
+    for model in models.values():
+        tensors = [*model.parameters(), *model.buffers()] if hasattr(model, "parameters") else []
+        state += [getattr(model, "training", None), *(id(t) for t in tensors),
+                  *(t._version for t in tensors)]  # fmt: skip
+    return tuple(state)

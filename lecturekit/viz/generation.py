@@ -19,7 +19,8 @@ Public API::
     plot_cache_speedup(prefix_lengths, seconds_full, seconds_cached, ax=None)
     plot_diversity_quality(table, ax=None)   # distinct-2 (x) vs grammatical share (y)
     generation_widget(model, tokenizer, prompt="my dog", ...)   # prompt + strategy sliders
-    generation_widget_grid()                 # control name -> the values a static page offers
+    generation_widget_grid(prompts=None, temperatures=..., top_ks=..., top_ps=...,
+                           penalties=...)    # control name -> the values a static page offers
 
 Lecture 14; Holtzman et al. 2020 (nucleus sampling), Radford et al. 2018 / 2019, Brown et al.
 2020 (in-context learning).
@@ -48,11 +49,12 @@ from lecturekit.utils.checks import (
     check_str,
     check_strings,
 )
+from lecturekit.viz.alt import figure_alt_text
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
 from lecturekit.viz.style import theme as theme_context
-from lecturekit.viz.widgets import render_png
+from lecturekit.viz.widgets import ALT_ATTR, attach_controls, render_png
 
 __all__ = [
     "plot_next_token",
@@ -498,20 +500,60 @@ _CONTROLS = {  # name -> (min, max, step) of each slider
 }
 
 
-def generation_widget_grid() -> dict[str, list[object]]:
-    """The settings a static page (no Python kernel) pre-renders: control name -> values, each
-    one ``generation_widget``'s controls offer (top_k = 0 and top_p = 1.0 mean off; the prompt
-    is free text, not part of the grid).
+def _slider_values(name: str, values: object) -> list[float]:
+    """``values`` checked to be a non-empty list of values the slider ``name`` offers (within
+    its range, on its step)."""
+    lo, hi, step = _CONTROLS[name]
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+        raise ValueError(f"{name} values must be a non-empty list of numbers, got {values!r}")
+    for v in values:
+        whole = isinstance(step, int)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (whole and v != int(v)):
+            kind = "integers" if whole else "numbers"
+            raise ValueError(f"{name} values must be {kind}, got {v!r} in {list(values)}")
+        steps = (v - lo) / step
+        if not lo - 1e-9 <= v <= hi + 1e-9 or abs(steps - round(steps)) > 1e-6:
+            raise ValueError(f"{name} value {v!r} is not one the slider offers ({lo}..{hi} in "
+                             f"steps of {step})")  # fmt: skip
+    return [int(v) if isinstance(step, int) else float(v) for v in values]
+
+
+def generation_widget_grid(
+    prompts: Sequence[str] | None = None,
+    *,
+    temperatures: Sequence[float] = (0.5, 1.0, 1.5),
+    top_ks: Sequence[int] = (0, 3, 10),
+    top_ps: Sequence[float] = (0.5, 0.9, 1.0),
+    penalties: Sequence[float] = (1.0, 1.5),
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``generation_widget``:
+    control name -> values, each one its controls offer (top_k = 0 and top_p = 1.0 mean off).
+    Every strategy (greedy, sample, beam) is in it; the sliders' values can be narrowed (a page
+    pre-renders every combination: 3 x 3 x 3 x 3 x 2 = 162 by default).
+
+    Args:
+        prompts: prepared prompts for the free-text prompt box (its "prompt" entry); None: no
+            "prompt" entry (the box keeps its text).
+        temperatures, top_ks, top_ps, penalties: the values of the temperature, top-k, top-p
+            and repetition-penalty sliders (each within the slider's range, on its step).
+
+    Returns:
+        {"prompt" (if prompts are given), "strategy", "temperature", "top_k", "top_p",
+        "repetition_penalty": values}.
 
     Lecture 14.
     """
-    return {
+    grid: dict[str, list[object]] = {}
+    if prompts is not None:
+        grid["prompt"] = check_strings("prompts", prompts)
+    grid.update({
         "strategy": list(_STRATEGIES),
-        "temperature": [0.5, 1.0, 1.5],
-        "top_k": [0, 3, 10],
-        "top_p": [0.5, 0.9, 1.0],
-        "repetition_penalty": [1.0, 1.5],
-    }
+        "temperature": _slider_values("temperature", temperatures),
+        "top_k": _slider_values("top_k", top_ks),
+        "top_p": _slider_values("top_p", top_ps),
+        "repetition_penalty": _slider_values("repetition_penalty", penalties),
+    })  # fmt: skip
+    return grid
 
 
 def _strategy(kind: str, temperature: float, top_k: int, top_p: float, penalty: float):
@@ -520,6 +562,16 @@ def _strategy(kind: str, temperature: float, top_k: int, top_p: float, penalty: 
                                top_p=top_p if top_p < 1.0 else None,
                                repetition_penalty=penalty)  # fmt: skip
     return Strategy(kind=kind, repetition_penalty=penalty)
+
+
+_DRAWN = 128  # settings generation_widget remembers (a PNG of ~30 kB each)
+
+
+def _model_state(model: torch.nn.Module) -> tuple:
+    """Changes whenever the model's weights change in place (an optimizer step, a loaded
+    state dict) or its mode (train / eval) does."""
+    tensors = [*model.parameters(), *model.buffers()]
+    return (model.training, *(id(t) for t in tensors), *(t._version for t in tensors))
 
 
 def _logits_of(output: object) -> torch.Tensor:
@@ -541,7 +593,9 @@ def generation_widget(
 
     Sampling uses a ``torch.Generator`` seeded with ``seed`` for every redraw, so a setting
     always shows the same ``n_samples`` samples; greedy and beam search show their one
-    continuation. An empty prompt, or one the model cannot read, shows a message.
+    continuation. An empty prompt, or one the model cannot read, shows a message. The widget
+    remembers the last 128 settings it drew and shows them again without recomputing (until
+    the model's weights or mode change; a model in training mode is run every time).
 
     Args:
         model: a decoder-only LM (``lecturekit.models.gpt.GPT``): ``model(ids)`` returns
@@ -558,7 +612,9 @@ def generation_widget(
 
     Returns:
         An ipywidgets VBox: the prompt box and strategy, the sliders, the continuations (an
-        HTML widget) and the next-token picture (an Image).
+        HTML widget) and the next-token picture (an Image, its alt text kept as
+        ``ALT_ATTR``); its controls by name (``widget_controls``): prompt, strategy,
+        temperature, top_k, top_p, repetition_penalty (``generation_widget_grid``).
 
     Lecture 14.
     """
@@ -588,14 +644,11 @@ def generation_widget(
             ids = ids[: ids.index(eos_id)]
         return tokenizer.decode(ids) or "(nothing)"
 
-    def message(text: str) -> tuple[str, Figure]:
-        fig = Figure(figsize=(6.5, 1.2))
-        ax = fig.add_subplot()
-        ax.text(0.5, 0.5, text, ha="center", va="center", wrap=True)
-        ax.axis("off")
-        return f"<i>{html.escape(text)}</i>", fig
+    def message(text: str) -> tuple[str, tuple]:
+        return f"<i>{html.escape(text)}</i>", ("message", text)
 
     def render(prompt, strategy, temperature, top_k, top_p, repetition_penalty):
+        """(the continuations as HTML, what the picture shows: a message or the bars)."""
         if not prompt.strip():
             return message("type a prompt (a few words of the story corpus)")
         ids = tokenizer.encode(prompt)
@@ -620,40 +673,79 @@ def generation_widget(
         texts = [continuation(row[len(ids) :].tolist()) for row in out]
         shown = html.escape(prompt.strip())
         items = "".join(f"<li><b>{shown}</b> {html.escape(t)}</li>" for t in texts)
+        p, k = probs.numpy(), kept.numpy()
+        return f"<ol>{items}</ol>", ("bars", prompt.strip(), p.dtype.str, p.tobytes(), k.tobytes())
+
+    def picture(shows: tuple) -> Figure:
+        if shows[0] == "message":
+            fig = Figure(figsize=(6.5, 1.2))
+            ax = fig.add_subplot()
+            ax.text(0.5, 0.5, shows[1], ha="center", va="center", wrap=True)
+            ax.axis("off")
+            return fig
+        _, text, dtype, probs, kept = shows
+        probs, kept = np.frombuffer(probs, dtype=dtype), np.frombuffer(kept, dtype=bool)
         fig = Figure(figsize=(6.5, 4.2))
         plot_next_token(probs, kept, labels_for(len(probs)), fig.add_subplot(), top=12,
-                        title=f"next token after {prompt.strip()!r}")  # fmt: skip
+                        title=f"next token after {text!r}")  # fmt: skip
         fig.tight_layout()
-        return f"<ol>{items}</ol>", fig
+        return fig
 
     def slider(name: str, value: float, description: str):
         lo, hi, step = _CONTROLS[name]
         kind = w.IntSlider if isinstance(step, int) else w.FloatSlider
         return kind(value=value, min=lo, max=hi, step=step, description=description)
 
-    controls = {
+    controls = {  # in the order they are shown
         "prompt": w.Text(value=prompt, description="prompt", continuous_update=False),
         "strategy": w.Dropdown(options=list(_STRATEGIES), value="sample", description="strategy"),
+        "repetition_penalty": slider("repetition_penalty", 1.0, "rep. penalty"),
         "temperature": slider("temperature", 1.0, "temperature"),
         "top_k": slider("top_k", 0, "top-k (0 off)"),
         "top_p": slider("top_p", 1.0, "top-p (1 off)"),
-        "repetition_penalty": slider("repetition_penalty", 1.0, "rep. penalty"),
     }
     samples = w.HTML()
     image = w.Image(format="png")
+    # Drawing is pure in the setting (sampling reseeds every time), so a setting drawn before
+    # is shown again as it was (greedy and beam ignore the disabled sliders), and a picture
+    # drawn before (settings that keep the same tokens) is not drawn again. The memory is
+    # emptied when the model's weights or mode change, and not used in training mode.
+    drawn: dict[tuple, tuple[str, tuple]] = {}  # setting -> (html, what the picture shows)
+    pictures: dict[tuple, tuple[bytes, str]] = {}  # what it shows -> (png, alt)
+    state = [_model_state(model)]
 
     def update(_change: object = None) -> None:
-        sampling = controls["strategy"].value == "sample"
+        values = {k: c.value for k, c in controls.items()}
+        sampling = values["strategy"] == "sample"
         for name in ("temperature", "top_k", "top_p"):
             controls[name].disabled = not sampling
-        with theme_context("light"):
-            text, fig = render(**{k: c.value for k, c in controls.items()})
-            image.value = render_png(fig)
+        key = (values["prompt"], values["strategy"], values["repetition_penalty"],
+               *((values["temperature"], values["top_k"], values["top_p"]) if sampling
+                 else ()))  # fmt: skip
+        now = _model_state(model)
+        if now != state[0] or model.training:  # (dropout: nothing is drawn the same twice)
+            drawn.clear()
+            pictures.clear()
+            state[0] = now
+        if key not in drawn:
+            drawn[key] = render(**values)
+        text, shows = drawn[key]
+        if shows not in pictures:
+            with theme_context("light"):
+                fig = picture(shows)
+                alt = shows[1] if shows[0] == "message" else figure_alt_text(fig)
+                pictures[shows] = (render_png(fig), alt)
+        png, alt = pictures[shows]
+        for memory in (drawn, pictures):
+            while len(memory) > _DRAWN:
+                memory.pop(next(iter(memory)))  # the oldest first
+        image.value = png
+        setattr(image, ALT_ATTR, alt)
         samples.value = text
 
     update()
     for control in controls.values():
         control.observe(update, names="value")
-    rows = [w.HBox([controls["prompt"], controls["strategy"], controls["repetition_penalty"]]),
-            w.HBox([controls["temperature"], controls["top_k"], controls["top_p"]])]  # fmt: skip
-    return w.VBox([*rows, samples, image])
+    c = list(controls.values())
+    rows = [w.HBox(c[:3]), w.HBox(c[3:])]
+    return attach_controls(w.VBox([*rows, samples, image]), controls)

@@ -15,7 +15,8 @@ Public API::
     fig = plot_permutation_masks(words, order, axes=None, step=None)   # content | query
     objective_widget(sentences, tokenizer=None)  # objective, sentence, seed, rate
     permutation_widget(words)                    # seed of the order, step k
-    objective_widget_grid(n_sentences=1)         # control name -> values a static page offers
+    objective_widget_grid(n_sentences=1, sentences=None, seeds=(0, 1, 2), rates=(0.15, 0.3, 0.5))
+    #   control name -> values a static page offers
     permutation_widget_grid(n_words)
     fig = masking_rate_figure(sweep)             # shipped.objectives.masking_rate_curve()
     fig = electra_vs_mlm_figure(curve)           # shipped.objectives.electra_vs_mlm_curve()
@@ -460,18 +461,52 @@ _SEEDS = (0, 19)
 _RATES = (0.05, 0.5, 0.05)
 
 
-def objective_widget_grid(n_sentences: int = 1) -> dict[str, list[object]]:
+def _grid_values(name: str, values: object, lo: float, hi: float, step: float) -> list:
+    """``values`` checked to be a non-empty list of values a slider lo..hi (in steps of
+    ``step``; an integer step: an IntSlider, integers only) offers."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+        raise ValueError(f"{name} must be a non-empty list of numbers, got {values!r}")
+    kinds = int if isinstance(step, int) else (int, float)
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, kinds):
+            raise ValueError(f"{name} must hold {'integers' if kinds is int else 'numbers'}, "
+                             f"got {v!r} in {list(values)}")  # fmt: skip
+        steps = (v - lo) / step
+        if not lo - 1e-9 <= v <= hi + 1e-9 or abs(steps - round(steps)) > 1e-6:
+            raise ValueError(f"{name}: {v!r} is not a value the control offers ({lo}..{hi} in "
+                             f"steps of {step})")  # fmt: skip
+    return list(values)
+
+
+def objective_widget_grid(
+    n_sentences: int = 1,
+    *,
+    sentences: Sequence[int] | None = None,
+    seeds: Sequence[int] = (0, 1, 2),
+    rates: Sequence[float] = (0.15, 0.3, 0.5),
+) -> dict[str, list[object]]:
     """The settings a static page (no Python kernel) pre-renders for ``objective_widget``:
-    control name -> values its controls offer (sentence = index into the sentences).
+    control name -> values its controls offer (sentence = index into the sentences). A page
+    pre-renders every combination (6 objectives x sentences x seeds x rates), so a narrower
+    grid can be asked for.
+
+    Args:
+        n_sentences: how many sentences the widget was given.
+        sentences: the indices (into them) to pre-render; None: all.
+        seeds: values of the seed slider (0..19).
+        rates: values of the rate slider (0.05..0.5 in steps of 0.05).
 
     Lecture 15.
     """
     check_positive_int("n_sentences", n_sentences)
+    if sentences is None:
+        sentences = list(range(n_sentences))
+    sentences = _grid_values("sentences", sentences, 0, n_sentences - 1, 1)
     return {
         "objective": list(OBJECTIVES),
-        "sentence": list(range(n_sentences)),
-        "seed": [0, 1, 2],
-        "rate": [0.15, 0.3, 0.5],
+        "sentence": sentences,
+        "seed": _grid_values("seeds", seeds, *_SEEDS, 1),
+        "rate": _grid_values("rates", rates, *_RATES),
     }
 
 

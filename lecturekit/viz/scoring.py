@@ -1,4 +1,5 @@
-"""Plots and a widget for lecture 02: scoring functions side by side, and trained alignments.
+"""Plots and widgets for lectures 01-02: scoring functions side by side, trained alignments, and
+one sentence's translations with the attention that produced them.
 
 Public API::
 
@@ -17,15 +18,23 @@ Public API::
                    query_name="query", score=None, query=0)
     #   scores {name: (Tq, Tk)}: a dropdown picks the function, a slider the query; the scores
     #   and weights of that query redraw, next to the whole weight matrix
+    scoring_widget_grid(scores, *, query=0, max_queries=12)
+    #   the settings a static page pre-renders for scoring_widget
+    plot_translation(source, reference, translations, weights, fig=None) -> Figure
+    #   lecture 01: the sentence, the reference and each model's output (✓ / ✗ first wrong
+    #   word) above the last model's attention weights (n, S)
+    translation_widget(pairs, translations, weights, *, sentence=1)
+    #   lecture 01: a slider over the pairs, plot_translation of the chosen one
 
 Scores must be finite (no masking here); weights are softmax(scores) over the keys, computed in
 float64. Nothing is shown or saved; functions draw on what they are given and return it.
 
-Lecture 02.
+Lectures 01-02.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -34,8 +43,20 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from lecturekit.utils.checks import check_index, check_positive_int
-from lecturekit.viz.helpers import check_figure, check_labels, get_axes, to_numpy
+from lecturekit.datasets.translation import Pair
+from lecturekit.utils.checks import (
+    check_index,
+    check_instance,
+    check_positive_int,
+    check_strings,
+)
+from lecturekit.viz.helpers import (
+    check_figure,
+    check_labels,
+    get_axes,
+    require_ipywidgets,
+    to_numpy,
+)
 from lecturekit.viz.plots import plot_attention
 from lecturekit.viz.style import ACCENT, palette
 
@@ -45,6 +66,9 @@ __all__ = [
     "plot_alignments",
     "plot_grouped_bars",
     "scoring_widget",
+    "scoring_widget_grid",
+    "plot_translation",
+    "translation_widget",
 ]
 
 ArrayLike = object  # torch.Tensor, np.ndarray or nested lists
@@ -404,3 +428,155 @@ def scoring_widget(
         "query": w.IntSlider(value=int(query), min=0, max=Tq - 1, description=query_name),
     }
     return figure_widget(render, controls)
+
+
+def _verdict(output: Sequence[str], reference: Sequence[str]) -> str:
+    """A check mark for an exact match, else "✗ (first wrong word: k)" (k counted from 1; a
+    translation that stops early or runs on is wrong at the first word past the shorter)."""
+    if tuple(output) == tuple(reference):
+        return "✓"
+    wrong = next((j for j, (a, b) in enumerate(zip(output, reference, strict=False)) if a != b),
+                 min(len(output), len(reference)))  # fmt: skip
+    return f"✗ (first wrong word: {wrong + 1})"
+
+
+def _check_translation(
+    source: object, reference: object, translations: object, weights: object, where: str = ""
+) -> tuple[list[str], list[str], dict[str, list[str]], np.ndarray]:
+    """plot_translation's inputs checked: (source, reference, {label: words}, weights array)."""
+    source = check_strings(f"source{where}", source)
+    reference = check_strings(f"reference{where}", reference)
+    if not isinstance(translations, Mapping) or not translations:
+        raise ValueError(f"translations must be a non-empty mapping label -> output words, got "
+                         f"{type(translations).__name__}")  # fmt: skip
+    outputs = {str(k): check_strings(f"translations[{k!r}]{where}", v)
+               for k, v in translations.items()}  # fmt: skip
+    n, s = len(list(outputs.values())[-1]), len(source)
+    arr = to_numpy(f"weights{where}", weights, 2, wanted="(n, S)")
+    if arr.shape[0] < n or arr.shape[1] < s:
+        raise ValueError(f"weights{where} must cover the last translation's {n} words x {s} "
+                         f"source words, got shape {arr.shape}")  # fmt: skip
+    return source, reference, outputs, arr
+
+
+def plot_translation(
+    source: Sequence[str],
+    reference: Sequence[str],
+    translations: Mapping[str, Sequence[str]],
+    weights: ArrayLike,
+    fig: Figure | None = None,
+) -> Figure:
+    """One test sentence as text (the source, the reference and each model's translation, with
+    ✓ for an exact match or ✗ and its first wrong word) above the attention weights of the
+    **last** translation while it was produced (row = output word, column = source word).
+
+    Args:
+        source: the S source words; reference: the reference translation's words.
+        translations: {label: output words}, e.g. {"no attention": [...], "attention": [...]};
+            labels of at most 12 characters line up. The last one's weights are drawn.
+        weights: (n', S') attention weights of the last translation, at least (n, S) for its n
+            words (e.g. a row of ``Seq2Seq.greedy_decode``'s padded weights); the rest is
+            padding and left out.
+        fig: the Figure to draw on (None: a new 10 x 10 inch ``Figure``, not pyplot's).
+
+    Returns:
+        The Figure.
+
+    Lecture 01; Bahdanau et al. 2015 figure 3.
+    """
+    source, reference, outputs, arr = _check_translation(source, reference, translations, weights)
+    check_figure("fig", fig)
+    hyp = list(outputs.values())[-1]
+    n, s = len(hyp), len(source)
+    if fig is None:
+        fig = Figure(figsize=(10, 10))
+    lines = []
+    rows = [("source", source, False), ("reference", reference, False)]
+    rows += [(label, words, True) for label, words in outputs.items()]
+    for label, words, judged in rows:
+        mark = "  " + _verdict(words, reference) if judged else ""
+        lines.append(textwrap.fill(f"{label:>12s}: " + " ".join(words) + mark, 124,
+                                   subsequent_indent=" " * 14))  # fmt: skip
+    fig.text(0.02, 0.985, "\n".join(lines), va="top", ha="left", fontsize=8.5,
+             family="monospace")  # fmt: skip
+    ax = fig.add_axes((0.13, 0.08, 0.8, 0.6))  # fixed place below the text
+    plot_attention(arr[:n, :s], hyp, source, ax, annotate=False, colorbar=True,
+                   title=f"attention while translating ({s} source words)")  # fmt: skip
+    ax.tick_params(labelsize=6 if s > 45 else 7 if s > 25 else 9)
+    ax.set(xlabel="source word", ylabel="output word")
+    return fig
+
+
+def translation_widget(
+    pairs: Sequence[Pair],
+    translations: Mapping[str, Sequence[Sequence[str]]],
+    weights: ArrayLike | Sequence[ArrayLike],
+    *,
+    sentence: int = 1,
+):
+    """A slider over test sentences (counted from 1): ``plot_translation`` of the chosen one,
+    i.e. source, reference and every model's translation (✓ / ✗), above the attention weights
+    of the last model while it translated.
+
+    Args:
+        pairs: the sentence pairs (``lecturekit.datasets.translation.Pair``).
+        translations: {label: one output (a list of words) per pair}, the model whose weights
+            are drawn last (e.g. {"no attention": ..., "attention": ...}).
+        weights: the last model's attention weights, one (n', S') map per pair: a (N, L, S)
+            tensor (``greedy_decode``'s, padded) or a list of 2-D maps.
+        sentence: the sentence shown first, 1..len(pairs).
+
+    Returns:
+        An ipywidgets.VBox (the slider above the image).
+
+    Lecture 01.
+    """
+    from lecturekit.viz.widgets import figure_widget
+
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or not pairs:
+        raise ValueError(f"pairs must be a non-empty list of Pair, got {type(pairs).__name__}")
+    for i, pair in enumerate(pairs):
+        check_instance(f"pairs[{i}]", pair, Pair)
+    if not isinstance(translations, Mapping) or not translations:
+        raise ValueError(f"translations must be a non-empty mapping label -> outputs (one per "
+                         f"pair), got {type(translations).__name__}")  # fmt: skip
+    for label, outputs in translations.items():
+        check_labels(f"translations[{label!r}]", outputs, len(pairs))
+    maps = list(weights) if hasattr(weights, "ndim") and weights.ndim == 3 else weights
+    if isinstance(maps, str) or not isinstance(maps, Sequence):
+        raise ValueError(f"weights must be a (N, L, S) tensor or a list of N 2-D maps, got "
+                         f"{type(weights).__name__}")  # fmt: skip
+    check_labels("weights", maps, len(pairs))
+    if isinstance(sentence, bool) or not isinstance(sentence, int):
+        raise ValueError(f"sentence must be an int in 1..{len(pairs)}, got {sentence!r}")
+    check_index("sentence - 1", sentence - 1, len(pairs))
+    for r, pair in enumerate(pairs):  # every setting must draw: check them all first
+        _check_translation(pair.src, pair.tgt, {k: v[r] for k, v in translations.items()},
+                           maps[r], f" (pair {r})")  # fmt: skip
+    w = require_ipywidgets()
+
+    def render(sentence: int) -> Figure:
+        r = sentence - 1
+        outputs = {label: list(v[r]) for label, v in translations.items()}
+        return plot_translation(list(pairs[r].src), list(pairs[r].tgt), outputs, maps[r])
+
+    slider = w.IntSlider(value=sentence, min=1, max=len(pairs), description="sentence")
+    return figure_widget(render, {"sentence": slider})
+
+
+def scoring_widget_grid(
+    scores: Mapping[str, ArrayLike], *, query: int = 0, max_queries: int = 12
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``scoring_widget`` on
+    ``scores``: every scoring function, and ``max_queries`` consecutive queries from ``query``
+    (where the widget starts) on, as a reader steps forward from there; near the end the window
+    moves back so it stays full (all queries when there are no more).
+
+    Lecture 02.
+    """
+    arrays = _mapping("scores", scores, 2)
+    Tq = next(iter(arrays.values())).shape[0]
+    check_index("query", query, Tq)
+    check_positive_int("max_queries", max_queries)
+    start = max(0, min(int(query), Tq - max_queries))
+    return {"score": list(arrays), "query": list(range(start, min(Tq, start + max_queries)))}

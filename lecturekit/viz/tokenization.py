@@ -8,6 +8,9 @@ Public API::
     bpe_merges_widget(word_counts, words, max_merges=10, **learn_bpe_options)
     #   slider over the number of merges: the vocabulary so far and how ``words`` are cut
     tokenizer_widget(tokenizers, text)                          # a text box; a row per tokenizer
+    tokenizer_widget_grid(text)            # text + PREPARED_TEXTS: what a static page pre-renders
+    compared_tokenizers()                  # notebook 12's five: BPE, WordPiece (frequency and
+    #   likelihood), lecture 08's, byte-level BPE, learned offline with COMPARED_VOCAB_SIZE = 450
 
 Lecture 12; Sennrich et al. 2016 Algorithm 1.
 """
@@ -25,11 +28,36 @@ from lecturekit.bpe import MergeStep, apply_bpe, learn_bpe, split_word
 from lecturekit.utils.checks import check_callable, check_instance, check_str, check_strings
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.style import palette
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import ALT_ATTR, figure_widget
 
-__all__ = ["plot_merge_table", "plot_segmentations", "bpe_merges_widget", "tokenizer_widget"]
+__all__ = [
+    "plot_merge_table",
+    "plot_segmentations",
+    "bpe_merges_widget",
+    "tokenizer_widget",
+    "tokenizer_widget_grid",
+    "compared_tokenizers",
+    "PREPARED_TEXTS",
+    "COMPARED_VOCAB_SIZE",
+]
 
 _CHAR_WIDTH = 0.62  # box width per character, in the units of one box height
+_ALT_CHARS = 600  # as lecturekit.viz.alt: longer alt text stops being useful
+
+
+def _describe(box: object, control: object, alt: Callable[[object], str]) -> object:
+    """Give the widget's image the written alt text ``alt(control.value)`` (the text these
+    figures draw is what a screen reader should read, not just "text"), now and after every
+    redraw (this observer runs after figure_widget's). Returns ``box``."""
+    image = box.children[1]
+
+    def clip(text: str) -> str:
+        return text if len(text) <= _ALT_CHARS else text[: _ALT_CHARS - 3].rstrip() + "..."
+
+    setattr(image, ALT_ATTR, clip(alt(control.value)))
+    control.observe(lambda change: setattr(image, ALT_ATTR, clip(alt(change["new"]))),
+                    names="value")  # fmt: skip
+    return box
 
 
 def _symbols(tokens: Sequence[str]) -> str:
@@ -150,9 +178,7 @@ def bpe_merges_widget(
     split = {k: v for k, v in options.items() if k in ("end_of_word", "prefix")}
     alphabet = sorted({s for word in word_counts for s in split_word(word, **split)})
 
-    def render(merges_done: int) -> Figure:
-        fig = Figure(figsize=(10, 0.5 * len(words) + 1.9))
-        top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 0.5 * len(words)])
+    def state(merges_done: int) -> tuple[str, str, dict[str, list[str]]]:
         made = [s.merged for s in trace[:merges_done]]
         last = trace[merges_done - 1] if merges_done else None
         title = (
@@ -162,22 +188,33 @@ def bpe_merges_widget(
             else "no merges yet: characters only"
         )
         vocab = " ".join(alphabet) + ("  |  " + " ".join(made) if made else "")
-        top.text(0, 0.75, title, fontweight="bold", va="center")
-        top.text(0, 0.2, f"vocabulary ({len(alphabet) + len(made)}): {vocab}", va="center",
-                 wrap=True)  # fmt: skip
-        top.axis("off")
+        vocab = f"vocabulary ({len(alphabet) + len(made)}): {vocab}"
         rows = {
             f"{word} ×{word_counts[word]}" if word in word_counts else f"{word} (new)": apply_bpe(
                 word, merges[:merges_done], **split
             )
             for word in words
         }
+        return title, vocab, rows
+
+    def render(merges_done: int) -> Figure:
+        title, vocab, rows = state(merges_done)
+        fig = Figure(figsize=(10, 0.5 * len(words) + 1.9))
+        top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 0.5 * len(words)])
+        top.text(0, 0.75, title, fontweight="bold", va="center")
+        top.text(0, 0.2, vocab, va="center", wrap=True)
+        top.axis("off")
         plot_segmentations(rows, bottom)
         fig.subplots_adjust(left=0.16, right=0.98, top=0.97, bottom=0.03, hspace=0.1)
         return fig
 
+    def alt(merges_done: int) -> str:
+        title, vocab, rows = state(merges_done)
+        cut = "; ".join(f"{label}: {' '.join(tokens)}" for label, tokens in rows.items())
+        return f"BPE, {title}. The {vocab.replace('  |  ', ', then merged: ')}. Words cut: {cut}."
+
     slider = w.IntSlider(value=min(3, len(merges)), min=0, max=len(merges), description="merges")
-    return figure_widget(render, {"merges_done": slider})
+    return _describe(figure_widget(render, {"merges_done": slider}), slider, alt)
 
 
 def tokenizer_widget(tokenizers: Mapping[str, Callable[[str], list[str]]], text: str):
@@ -192,16 +229,102 @@ def tokenizer_widget(tokenizers: Mapping[str, Callable[[str], list[str]]], text:
     check_str("text", text, allow_empty=True)
     w = require_ipywidgets()
 
-    def render(text: str) -> Figure:
+    def cut(text: str) -> dict[str, list[str]]:
         rows = {}
         for name, tokenize in tokenizers.items():
             tokens = tokenize(text) if text.strip() else []
             rows[f"{name} ({len(tokens)})"] = tokens
+        return rows
+
+    def render(text: str) -> Figure:
+        rows = cut(text)
         fig = Figure(figsize=(10, 0.6 * len(rows) + 0.5))
         plot_segmentations(rows, fig.add_subplot())
         fig.tight_layout()
         return fig
 
+    def alt(text: str) -> str:
+        rows = "; ".join(f"{name}: {' '.join(tokens)}" for name, tokens in cut(text).items())
+        return (
+            f"The text {text!r} as each tokenizer cuts it (number of tokens in brackets). {rows}."
+        )
+
     box = w.Text(value=text, description="text", continuous_update=False,
                  layout={"width": "460px"})  # fmt: skip
-    return figure_widget(render, {"text": box})
+    return _describe(figure_widget(render, {"text": box}), box, alt)
+
+
+# A static page (no kernel) cannot take typed text: these inputs show the lecture's points.
+PREPARED_TEXTS = (
+    "my dog is cute and he likes playing",  # BERT's example: play ##ing, a word in pieces
+    "the flightless dog is unhappy",  # rare words spelled from known pieces
+    "he likes playing with the zebra at the café 🙂",  # unknown characters: [UNK] vs bytes
+    "the lowest doghouses are the newest",  # new words: longer pieces of seen ones
+    "Playing in the DOGHOUSE!",  # capitals and punctuation: each tokenizer's normalisation
+)
+
+
+def tokenizer_widget_grid(
+    text: str = "he likes playing in the doghouse",
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``tokenizer_widget``: its
+    text box cannot be typed into there, so ``text`` (the widget's first text) and then the
+    ``PREPARED_TEXTS``: BERT's example sentence, rare words, characters no vocabulary has seen,
+    new compound words, capitals and punctuation (6 inputs in all, no repeats).
+
+    Lecture 12.
+    """
+    check_str("text", text, allow_empty=True)
+    return {"text": list(dict.fromkeys([text, *PREPARED_TEXTS]))}
+
+
+COMPARED_VOCAB_SIZE = 450  # lecture 08's WordPiece vocabulary size, used for every tokenizer
+
+
+def compared_tokenizers() -> dict[str, Callable[[str], list[str]]]:
+    """Notebook 12's five tokenizers, name -> function text -> tokens, each learned offline on
+    the training documents of the toy story corpus (``lecturekit.datasets.stories``) with 450
+    entries, as in the notebook: "BPE" (``BPETokenizer``), "WordPiece" (``tokenizers``'
+    trainer, ids pinned), "WordPiece (likelihood)" (``learn_bpe`` with the likelihood score and
+    the ``##`` prefix, as many merges as the frequency WordPiece), "lecture 08" (the corpus's
+    own WordPiece tokenizer) and "byte-level BPE" (``tokenizers``' BpeTrainer on UTF-8 bytes,
+    GPT-2's ``ByteLevel`` pre-tokenizer). For ``tokenizer_widget``; deterministic, about a
+    second.
+
+    Lecture 12.
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from lecturekit.bpe import BPETokenizer
+    from lecturekit.datasets.stories import default_data
+    from lecturekit.tokenization import (
+        SPECIAL_TOKENS,
+        WordPieceTokenizer,
+        count_words,
+        train_hf_wordpiece,
+    )
+
+    size = COMPARED_VOCAB_SIZE
+    data = default_data()
+    sentences = [s for doc in data.train for s in doc]
+    counts = count_words(sentences)  # word -> count, as BERT splits text
+    alphabet = sorted({c for word in counts for c in word})
+    bpe = BPETokenizer.train(counts, size - 1 - len(alphabet))  # [UNK], characters, merges
+    vocab_wp = train_hf_wordpiece(counts, size)
+    initial = set(alphabet) | {f"##{c}" for w in counts for c in w[1:]}  # letters, ## letters
+    n_merges = sum(t not in initial and t not in SPECIAL_TOKENS for t in vocab_wp)
+    _, trace = learn_bpe(counts, n_merges, prefix="##", criterion="likelihood")
+    vocab_lik = [*SPECIAL_TOKENS, *sorted(initial), *dict.fromkeys(s.merged for s in trace)]
+    byte_bpe = Tokenizer(models.BPE())
+    byte_bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    byte_bpe.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=size, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())  # fmt: skip
+    byte_bpe.train_from_iterator(sentences, trainer)
+    return {
+        "BPE": bpe.tokenize,
+        "WordPiece": WordPieceTokenizer(vocab_wp).tokenize,
+        "WordPiece (likelihood)": WordPieceTokenizer(vocab_lik).tokenize,
+        "lecture 08": data.tokenizer.tokenize,
+        "byte-level BPE": lambda text: byte_bpe.encode(text).tokens,
+    }

@@ -10,6 +10,7 @@ Public API::
     translation_attention_widget(examples, num_layers, num_heads)
     #   examples: {label: (src_words, tgt_words, align, AttentionWeights of one sentence)}
     #   pick sentence, attention (encoder self / decoder self / cross), layer, head or mean
+    translation_attention_widget_grid(examples, num_layers, num_heads)  # a static page's settings
 
 Lecture 10; Vaswani et al. 2017 Figure 1 and Figures 3-5 (attention visualisations).
 """
@@ -36,6 +37,7 @@ __all__ = [
     "plot_alignment",
     "plot_length_accuracy",
     "translation_attention_widget",
+    "translation_attention_widget_grid",
     "ATTENTION_KINDS",
 ]
 
@@ -196,6 +198,38 @@ def plot_length_accuracy(
     return ax
 
 
+def _check_widget_args(examples: Mapping[str, tuple], num_layers: int, num_heads: int) -> None:
+    check_positive_int("num_layers", num_layers)
+    check_positive_int("num_heads", num_heads)
+    check_mapping("examples", examples, "label -> (src_words, tgt_words, align, weights)")
+    for label, example in examples.items():
+        if not isinstance(example, (tuple, list)) or len(example) != 4:
+            raise ValueError(f"examples[{label!r}] must be (src_words, tgt_words, align, "
+                             f"weights), got {example!r:.80}")  # fmt: skip
+
+
+def translation_attention_widget_grid(
+    examples: Mapping[str, tuple], num_layers: int, num_heads: int
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for
+    ``translation_attention_widget(examples, num_layers, num_heads)``: control name -> values.
+    Every attention kind and layer, but only the first two sentences and, of the heads, their
+    mean and head 3 (if there is one): the head with lecture 10's most visible jobs (in the
+    first cross-attention it looks a few words ahead, at the noun the determiner depends on; in
+    the encoder's layer 2 it looks from a determiner to its noun). For lecture 10's four
+    sentences, 2 layers and 4 heads that is 24 settings instead of 120.
+
+    Lecture 10.
+    """
+    _check_widget_args(examples, num_layers, num_heads)
+    return {
+        "sentence": list(examples)[:2],
+        "kind": list(ATTENTION_KINDS),
+        "layer": list(range(1, num_layers + 1)),
+        "head": ["mean", "3"] if num_heads >= 3 else ["mean"],
+    }
+
+
 def translation_attention_widget(examples: Mapping[str, tuple], num_layers: int, num_heads: int):
     """Pick a sentence, an attention (encoder self / decoder masked self / cross), a layer and
     a head (or the mean over heads); the map redraws. Cross-attention shows the true alignment.
@@ -207,13 +241,7 @@ def translation_attention_widget(examples: Mapping[str, tuple], num_layers: int,
 
     Lecture 10.
     """
-    check_positive_int("num_layers", num_layers)
-    check_positive_int("num_heads", num_heads)
-    check_mapping("examples", examples, "label -> (src_words, tgt_words, align, weights)")
-    for label, example in examples.items():
-        if not isinstance(example, (tuple, list)) or len(example) != 4:
-            raise ValueError(f"examples[{label!r}] must be (src_words, tgt_words, align, "
-                             f"weights), got {example!r:.80}")  # fmt: skip
+    _check_widget_args(examples, num_layers, num_heads)
     w = require_ipywidgets()
 
     def render(sentence: str, kind: str, layer: int, head: str) -> Figure:

@@ -7,6 +7,7 @@ Public API::
     beam_tree_figure(tree, vocab, *, title=None, show_pruned=True) -> Figure  # + the ranking
     beam_widget(step, vocab, bos, eos, max_len, beam_sizes=(1, 2, 3, 4),
                 length_penalties=(0.0, 0.5, 1.0, 2.0))  # sliders k and alpha; tree redraws
+    beam_widget_grid(beam_sizes, length_penalties)  # the values a static page pre-renders
 
 One column per time step; each node shows its token and, in blue, the cumulative log-prob
 score(y_1..y_t). Kept hypotheses are drawn strongly, pruned ones faded, finished ones (eos)
@@ -36,7 +37,7 @@ from lecturekit.viz.helpers import require_ipywidgets
 from lecturekit.viz.style import ACCENT
 from lecturekit.viz.widgets import figure_widget
 
-__all__ = ["plot_beam_tree", "beam_tree_figure", "beam_widget"]
+__all__ = ["plot_beam_tree", "beam_tree_figure", "beam_widget", "beam_widget_grid"]
 
 _BLUE = ("#0072B2", "#56B4E9")  # Okabe-Ito blue / sky blue: scores on light / dark backgrounds
 _GREEN = "#009E73"  # finished (eos)
@@ -394,3 +395,25 @@ def beam_widget(
         "show_pruned": w.Checkbox(value=True, description="show pruned"),
     }
     return figure_widget(render, controls)
+
+
+def beam_widget_grid(
+    beam_sizes: Sequence[int] = (1, 2, 3, 4),
+    length_penalties: Sequence[float] = (0.0, 0.5, 1.0, 2.0),
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for ``beam_widget(...,
+    beam_sizes, length_penalties)``: control name -> values its controls offer. Every beam
+    size; the first, the middle and the last alpha (lecture 07: 0 = the raw sum of
+    log-probs, where k = 3 returns "he hit me </s>", then 0.2 and 1 = per word, where the full
+    sentence is back); the pruned hypotheses shown.
+
+    Lecture 07.
+    """
+    sizes = _check_options("beam_sizes", beam_sizes, _check_size)
+    alphas = _check_options("length_penalties", length_penalties, _check_alpha)
+    picked = [alphas[0], alphas[len(alphas) // 2], alphas[-1]]
+    return {
+        "beam_size": list(sizes),
+        "length_penalty": list(dict.fromkeys(picked)),
+        "show_pruned": [True],
+    }

@@ -76,13 +76,15 @@ def _logsparse_figure(n: int, local: int, layers: int) -> Figure:
 
 def logsparse_widget_grid() -> dict[str, list[object]]:
     """The settings a static page (no Python kernel) pre-renders for ``logsparse_widget``:
-    control name -> values (a grid inside the sliders' ranges: n 8..64 in powers of 2, local
-    0, 3, 5, 8 (a window of 1, 2 or 4 adds nothing: those offsets are powers of 2 already),
-    layers 1, 2, 3, 4, 6, 8).
+    control name -> values (24 settings inside the sliders' ranges: n 16 and 32 (the
+    notebook's); local 0 and 3 (a window of 1, 2 or 4 adds nothing: those offsets are powers
+    of 2 already); layers 1 to 6, so for each n the page shows that ⌈log2 n⌉ layers (4 for
+    n = 16, 5 for n = 32) connect every position to every earlier one and one layer fewer
+    does not).
 
     Lecture 11b.
     """
-    return {"n": [8, 16, 32, 64], "local": [0, 3, 5, 8], "layers": [1, 2, 3, 4, 6, 8]}
+    return {"n": [16, 32], "local": [0, 3], "layers": [1, 2, 3, 4, 5, 6]}
 
 
 def logsparse_widget(n: int = 32, local: int = 0, layers: int = 1):

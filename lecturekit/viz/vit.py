@@ -9,6 +9,7 @@ Public API::
     attention_overview(images, weights, grid)            # images x (layers + rollout) -> Figure
     vit_attention_widget(images, weights, grid, labels=None, predictions=None)
     #   pick an image, a layer (or rollout) and a head (or the mean): the overlay redraws
+    vit_attention_widget_grid(num_layers, images=(0, 1, 3, 5))  # what a static page offers
 
 ``image`` is (C, H, W) or (H, W); one channel is drawn in grey (ink dark), three as RGB. Pixel
 values are floats in [0, 1], or uint8 in 0..255 (divided by 255: images straight from a file
@@ -33,7 +34,12 @@ from matplotlib.patches import Rectangle
 
 from lecturekit.models.vit import attention_rollout
 from lecturekit.patches import cls_attention, position_similarity
-from lecturekit.utils.checks import as_pair, shape_of
+from lecturekit.utils.checks import (
+    as_pair,
+    check_non_negative_int,
+    check_positive_int,
+    shape_of,
+)
 from lecturekit.viz.helpers import (
     check_figure,
     check_labels,
@@ -52,6 +58,7 @@ __all__ = [
     "plot_cls_attention",
     "attention_overview",
     "vit_attention_widget",
+    "vit_attention_widget_grid",
 ]
 
 _GRID_COLOUR = ACCENT  # visible on grey digits and on viridis
@@ -385,3 +392,27 @@ def vit_attention_widget(
         "head": ipw.Dropdown(options=["mean", *range(1, H + 1)], value="mean", description="head"),
     }
     return figure_widget(render, controls, theme=theme)
+
+
+def vit_attention_widget_grid(
+    num_layers: int, images: Sequence[int] = (0, 1, 3, 5)
+) -> dict[str, list[object]]:
+    """The settings a static page (no Python kernel) pre-renders for
+    ``vit_attention_widget(...)`` over a ViT of ``num_layers`` layers: control name -> values
+    its controls offer. The images at the positions ``images`` (lecture 09: its first test
+    digits 5, 9, 4 and 7, the ones its text discusses), every layer and the rollout, with the
+    heads averaged (each head on its own multiplies the frames by the number of heads; the
+    notebook shows them).
+
+    Lecture 09; Abnar & Zuidema 2020 (rollout).
+    """
+    check_positive_int("num_layers", num_layers)
+    if isinstance(images, (str, bytes)) or not isinstance(images, Sequence) or not images:
+        raise ValueError(f"images must be a non-empty list of image positions, got {images!r}")
+    for i in images:
+        check_non_negative_int("each of images", i)
+    return {
+        "image": list(dict.fromkeys(images)),
+        "layer": [*range(1, num_layers + 1), "rollout"],
+        "head": ["mean"],
+    }

@@ -15,7 +15,7 @@ from matplotlib.text import Annotation
 from lecturekit.models.bert import BertConfig, BertForPreTraining, fill_mask
 from lecturekit.tokenization import WordPieceTokenizer
 from lecturekit.viz import bert as vb
-from lecturekit.viz.style import palette
+from lecturekit.viz.style import palette, theme
 
 TOKENS = ["[CLS]", "my", "dog", "is", "cute", "[SEP]"]
 
@@ -229,3 +229,92 @@ def test_fill_mask_widget_rejects_bad_input(tiny_bert):
         vb.fill_mask_widget(model, tok, ["my dog", "  "])
     with pytest.raises(ValueError, match="k must be a positive integer, got 0"):
         vb.fill_mask_widget(model, tok, SENTENCES, k=0)
+
+
+PAIRS = [("my dog is cute", "he likes playing"), ("the man went to the store", "my dog is cute")]
+
+
+def test_masking_widget_draws_what_mask_tokens_does(tiny_bert):
+    pytest.importorskip("ipywidgets")
+    from lecturekit.models.bert import mask_tokens
+    from lecturekit.viz.widgets import render_png, widget_controls
+
+    _, tok = tiny_bert
+    box = vb.masking_widget([*PAIRS, PAIRS[0]], tok, prob=0.3, seed=4)
+    controls = widget_controls(box)
+    labels = ["my dog is cute / he likes playing", "the man went to the store / my dog is cute"]
+    assert list(controls["pair"].options) == labels  # a repeated pair is offered once
+    assert (controls["prob"].value, controls["seed"].value) == (0.3, 4)
+
+    x = torch.tensor([tok.encode_pair(*PAIRS[0])[0]])  # the notebook's show_masking
+    masked, chosen = mask_tokens(x, vocab_size=len(tok), prob=0.3,
+                                 generator=torch.Generator().manual_seed(4))  # fmt: skip
+    with theme("light"):  # as figure_widget draws
+        fig = Figure(figsize=(11, 2.4))
+        vb.plot_masking(tok.convert_ids_to_tokens(x[0].tolist()),
+                        tok.convert_ids_to_tokens(masked[0].tolist()),
+                        (chosen[0] != -100).tolist(), fig.add_subplot())  # fmt: skip
+        fig.tight_layout()
+        picture = render_png(fig)
+    image = box.children[1]
+    assert bytes(image.value) == picture
+
+    seen = {bytes(image.value)}
+    for name, value in (("seed", 5), ("prob", 0.6), ("pair", labels[1])):
+        controls[name].value = value
+        assert bytes(image.value) not in seen, f"no redraw after {name} = {value!r}"
+        seen.add(bytes(image.value))
+
+
+def test_masking_widget_grid_values_are_settings_of_the_widget(tiny_bert):
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    _, tok = tiny_bert
+    controls = widget_controls(vb.masking_widget(PAIRS, tok))
+    grid = vb.masking_widget_grid(PAIRS)
+    assert grid["pair"] == list(controls["pair"].options)[:2] and 0.15 in grid["prob"]
+    for name, values in grid.items():
+        assert controls[name].value in values  # the grid starts where the widget does
+        for value in values:
+            controls[name].value = value
+            assert controls[name].value == pytest.approx(value)
+    assert vb.masking_widget_grid(PAIRS[:1])["pair"] == ["my dog is cute / he likes playing"]
+
+
+def test_fill_mask_widget_grid_values_are_settings_of_the_widget(tiny_bert):
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    model, tok = tiny_bert
+    sentences = [*SENTENCES, "he likes my dog"]
+    grid = vb.fill_mask_widget_grid(sentences, n_words=4)
+    assert grid == {"sentence": sentences[:1] + sentences[2:], "position": [0, 1, 2, 3]}
+    controls = widget_controls(vb.fill_mask_widget(model, tok, sentences))
+    for sentence in grid["sentence"]:
+        controls["sentence"].value = sentence
+        for position in grid["position"]:
+            controls["position"].value = position
+            assert controls["position"].value == position, (sentence, position)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda tok: vb.masking_widget([], tok), "pairs must be a non-empty list"),
+        (lambda tok: vb.masking_widget("my dog / is cute", tok), "pairs must be a non-empty"),
+        (lambda tok: vb.masking_widget([("my dog", "")], tok), r"pairs\[0\] must be two"),
+        (lambda tok: vb.masking_widget(PAIRS, "tok"), "tokenizer must be a WordPieceTokenizer"),
+        (lambda tok: vb.masking_widget(PAIRS, tok, prob=0.7), r"prob must be a number in \[0.05"),
+        (lambda tok: vb.masking_widget(PAIRS, tok, prob=0.12), "prob must be a multiple of"),
+        (lambda tok: vb.masking_widget(PAIRS, tok, seed=21), "seed=21 is beyond"),
+        (lambda tok: vb.masking_widget(PAIRS, tok, seed=-1), "seed"),
+        (lambda tok: vb.masking_widget_grid([]), "pairs must be a non-empty list"),
+        (lambda tok: vb.fill_mask_widget_grid(SENTENCES, n_words=0), "n_words must be a"),
+        (lambda tok: vb.fill_mask_widget_grid(SENTENCES, n_words=9), "at least one sentence"),
+    ],
+)
+def test_masking_and_grids_reject_bad_input(tiny_bert, call, message):
+    pytest.importorskip("ipywidgets")
+    with pytest.raises(ValueError, match=message):
+        call(tiny_bert[1])

@@ -5,7 +5,10 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.viz.finetuning import (
+    finetuning_examples,
+    finetuning_inputs,
     finetuning_widget,
+    finetuning_widget_grid,
     input_formats_figure,
     learning_curves_figure,
     plot_input_format,
@@ -106,3 +109,75 @@ def test_widget_switches_task_and_redraws():
     assert first.value == inputs["qa"][0] and image.value != before
     second.value = "  "  # no context: a message in the picture, not a traceback
     assert image.value
+
+
+@pytest.fixture(scope="module")
+def small_widget_parts():
+    from lecturekit.datasets.finetuning import default_tasks
+    from lecturekit.experiments.finetuning import build_model
+    from lecturekit.shipped import load_shipped, load_tokenizer
+
+    tasks, bert = default_tasks(), load_shipped("bert_tiny")
+    models = {name: build_model(tasks[name], "fine-tuned", bert) for name in ("topic", "nli")}
+    inputs = {"topic": ("my dog is cute", ""), "nli": ("my dog is cute", "i have a dog")}
+    return models, tasks, load_tokenizer("bert_tiny"), inputs
+
+
+def test_the_notebooks_examples_and_inputs():
+    from lecturekit.datasets.finetuning import default_tasks
+
+    tasks = default_tasks()
+    examples = finetuning_examples(tasks)
+    assert list(examples) == ["topic", "nli", "qa", "tagging"]
+    assert examples["topic"] == tasks["topic"].test[1] and examples["nli"].label == "neutral"
+    assert examples["qa"].script == "errands" and "B-PER" in examples["tagging"].tags
+    inputs = finetuning_inputs(examples)
+    assert inputs["topic"] == (examples["topic"].text, "")
+    assert inputs["nli"] == (examples["nli"].premise, examples["nli"].hypothesis)
+    assert inputs["qa"] == (examples["qa"].question, examples["qa"].context)
+    assert inputs["tagging"] == (examples["tagging"].text, "")
+    with pytest.raises(ValueError, match="tasks has no nli, qa, tagging"):
+        finetuning_examples({"topic": tasks["topic"]})
+
+
+def test_widget_grid_offers_each_tasks_texts():
+    inputs = {"topic": ("a dog", ""), "nli": ("a dog", "a cat"), "qa": ("why ?", "because .")}
+    grid = finetuning_widget_grid(inputs, extra=[("where ?", "because .")])
+    assert grid == {"task": ["topic", "nli", "qa"], "first": ["a dog", "why ?", "where ?"],
+                    "second": ["", "a cat", "because ."]}  # fmt: skip
+    with pytest.raises(ValueError, match="extra must be a list of"):
+        finetuning_widget_grid(inputs, extra="where ?")
+    with pytest.raises(ValueError, match="must be a \\(first text, second text\\) pair"):
+        finetuning_widget_grid(inputs, extra=[("where ?",)])
+
+
+def test_widget_names_its_controls_and_remembers_its_pictures(small_widget_parts, monkeypatch):
+    pytest.importorskip("ipywidgets")
+    import lecturekit.experiments.finetuning as experiments
+    from lecturekit.viz.widgets import ALT_ATTR, widget_controls
+
+    calls = []
+    real = experiments.probabilities
+    monkeypatch.setattr(experiments, "probabilities",
+                        lambda *a, **k: calls.append(a[3]) or real(*a, **k))  # fmt: skip
+    models, tasks, tokenizer, inputs = small_widget_parts
+    widget = finetuning_widget(models, tasks, tokenizer, inputs)
+    c = widget_controls(widget)
+    assert list(c) == ["task", "first", "second"]
+    assert c["task"] is widget.children[0].children[0]
+    image = widget.children[1]
+    start = (bytes(image.value), getattr(image, ALT_ATTR))
+    assert "topic" in start[1] and "bars" in start[1]
+    c["second"].value = "ignored"  # a single-sentence task ignores it: nothing to draw
+    assert len(calls) == 1 and bytes(image.value) == start[0]
+    c["first"].value = "i have a dog"
+    c["first"].value = "my dog is cute"  # drawn before: shown again
+    assert len(calls) == 2 and (bytes(image.value), getattr(image, ALT_ATTR)) == start
+    c["task"].value, c["second"].value = "nli", " "  # no hypothesis: a message, also as alt
+    assert getattr(image, ALT_ATTR).startswith("cannot read this input")
+    c["task"].value = "topic"
+    assert len(calls) == 4 and bytes(image.value) == start[0]  # drawn before
+    with torch.no_grad():
+        next(models["topic"].parameters()).mul_(1.0)  # in place: the pictures are stale
+    c["task"].value, c["task"].value = "nli", "topic"
+    assert len(calls) == 6 and bytes(image.value) == start[0]  # the same weights, drawn again

@@ -248,6 +248,71 @@ def test_widget_grid_values_are_offered_by_the_controls(tiny_gpt):
             assert c[name].value == pytest.approx(value), name
 
 
+def test_widget_names_its_controls_and_describes_its_picture(tiny_gpt):
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import ALT_ATTR, widget_controls
+
+    box = vg.generation_widget(tiny_gpt, TOK, n_samples=2, max_new_tokens=4)
+    c = widget_controls(box)
+    assert c == _controls(box)  # the names generation_widget_grid uses, and the prompt
+    image = box.children[3]
+    assert "next token after 'my dog'" in getattr(image, ALT_ATTR)
+    c["prompt"].value = "   "
+    assert "type a prompt" in getattr(image, ALT_ATTR)
+
+
+def test_widget_shows_a_setting_drawn_before_again_until_the_model_changes(tiny_gpt, monkeypatch):
+    pytest.importorskip("ipywidgets")
+    drawn = []
+    real = vg.plot_next_token
+    monkeypatch.setattr(vg, "plot_next_token", lambda *a, **k: drawn.append(1) or real(*a, **k))
+    box = vg.generation_widget(tiny_gpt, TOK, n_samples=2, max_new_tokens=4)
+    c, samples, image = _controls(box), box.children[2], box.children[3]
+    first = (samples.value, bytes(image.value))
+    c["temperature"].value = 0.5
+    c["temperature"].value = 1.0
+    assert (samples.value, bytes(image.value)) == first and len(drawn) == 2
+    c["strategy"].value = "greedy"
+    c["temperature"].value = 0.5  # greedy ignores it: nothing new to draw
+    assert len(drawn) == 3
+    fresh = vg.generation_widget(tiny_gpt, TOK, n_samples=2, max_new_tokens=4, seed=0)
+    c2 = _controls(fresh)
+    c2["strategy"].value, c2["temperature"].value = "greedy", 0.5
+    assert fresh.children[2].value == samples.value  # the same as drawing it afresh
+    with torch.no_grad():
+        for p in tiny_gpt.parameters():
+            p.mul_(1.0)  # an in-place change: the widget draws again
+    c["temperature"].value = 1.0
+    assert len(drawn) == 6  # the fresh widget drew twice (its start, greedy), then this one
+
+
+def test_widget_grid_narrowed_for_a_static_page():
+    grid = vg.generation_widget_grid(["my dog", "my"], temperatures=[1.0, 1.5], top_ks=[0, 3],
+                                     top_ps=[0.5, 1.0], penalties=[1.0, 1.5])  # fmt: skip
+    assert list(grid) == ["prompt", "strategy", "temperature", "top_k", "top_p",
+                          "repetition_penalty"]  # fmt: skip
+    assert grid["prompt"] == ["my dog", "my"] and grid["strategy"] == ["greedy", "sample", "beam"]
+    assert grid["top_k"] == [0, 3] and all(isinstance(k, int) for k in grid["top_k"])
+    assert "prompt" not in vg.generation_widget_grid()  # the default: as before
+    assert vg.generation_widget_grid()["temperature"] == [0.5, 1.0, 1.5]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"temperatures": [0.55]}, "temperature value 0.55 is not one the slider offers"),
+        ({"temperatures": [3.0]}, "temperature value 3.0 is not one the slider offers"),
+        ({"top_ks": [2.5]}, "top_k values must be integers"),
+        ({"top_ps": []}, "top_p values must be a non-empty list"),
+        ({"penalties": "1.5"}, "repetition_penalty values must be a non-empty list"),
+        ({"prompts": "my dog"}, "prompts must be a list of strings"),
+    ],
+)
+def test_widget_grid_bad_values(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        vg.generation_widget_grid(**kwargs)
+
+
 def test_widget_bad_inputs(tiny_gpt):
     with pytest.raises(ValueError, match=r"model must be a torch\.nn\.Module"):
         vg.generation_widget("gpt", TOK)

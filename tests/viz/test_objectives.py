@@ -115,6 +115,38 @@ def test_objective_widget_updates(tok):
     assert bytes(image.value) != first
 
 
+def test_objective_widget_grid_narrowed_for_a_static_page(tok):
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    grid = vo.objective_widget_grid(3, sentences=[0, 2], seeds=[0, 19], rates=[0.05, 0.5])
+    assert grid == {"objective": list(vo.OBJECTIVES), "sentence": [0, 2], "seed": [0, 19],
+                    "rate": [0.05, 0.5]}  # fmt: skip
+    assert vo.objective_widget_grid(2)["seed"] == [0, 1, 2]  # the default: as before
+    box = vo.objective_widget(["my dog is cute", "he bought bread", "i like it"], tok)
+    controls = widget_controls(box)
+    for name, values in grid.items():
+        for value in values:
+            controls[name].value = value
+            assert controls[name].value == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"sentences": [3]}, "sentences: 3 is not a value the control offers"),
+        ({"sentences": []}, "sentences must be a non-empty list"),
+        ({"seeds": [1.5]}, "seeds must hold integers"),
+        ({"seeds": [20]}, "seeds: 20 is not a value"),
+        ({"rates": [0.12]}, "rates: 0.12 is not a value"),
+        ({"rates": "0.15"}, "rates must be a non-empty list"),
+    ],
+)
+def test_objective_widget_grid_bad_values(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        vo.objective_widget_grid(3, **kwargs)
+
+
 def test_permutation_widget_updates():
     pytest.importorskip("ipywidgets")
     box = vo.permutation_widget(vo.T5_SENTENCE[:5])

@@ -11,7 +11,10 @@ from lecturekit.viz.scoring import (
     plot_grouped_bars,
     plot_score_weights,
     plot_scores,
+    plot_translation,
     scoring_widget,
+    scoring_widget_grid,
+    translation_widget,
 )
 
 
@@ -121,3 +124,86 @@ def test_scoring_widget_rejects_bad_input():
         scoring_widget({"dot": torch.randn(3, 4)}, score="cosine")
     with pytest.raises(ValueError, match=r"query must be an integer in 0\.\.2, got 3"):
         scoring_widget({"dot": torch.randn(3, 4)}, query=3)
+
+
+def test_scoring_widget_grid_offers_values_of_the_widgets_controls():
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    scores = {"dot": torch.randn(6, 4), "additive": torch.randn(6, 4)}
+    box = scoring_widget(scores, query=3)
+    controls = widget_controls(box)
+    for query, wanted in ((3, [3, 4]), (5, [4, 5]), (0, [0, 1])):
+        grid = scoring_widget_grid(scores, query=query, max_queries=2)
+        assert grid == {"score": ["dot", "additive"], "query": wanted}
+        assert set(grid) == set(controls)
+        assert all(v in controls["score"].options for v in grid["score"])
+        assert all(controls["query"].min <= v <= controls["query"].max for v in grid["query"])
+    assert scoring_widget_grid(scores)["query"] == list(range(6))  # 12 >= 6: all of them
+    with pytest.raises(ValueError, match=r"query must be an integer in 0\.\.5, got 6"):
+        scoring_widget_grid(scores, query=6)
+    with pytest.raises(ValueError, match="max_queries"):
+        scoring_widget_grid(scores, max_queries=0)
+
+
+def _pairs():
+    from lecturekit.datasets.translation import Pair
+
+    return [Pair(("the", "black", "cat"), ("le", "chat", "noir"), (0, 2, 1)),
+            Pair(("a", "dog"), ("un", "chien"), (0, 1))]  # fmt: skip
+
+
+def test_plot_translation_writes_verdicts_above_the_weights_of_the_last_model():
+    pair = _pairs()[0]
+    outputs = {"no attention": ["le", "chien"], "attention": ["le", "chat", "noir"]}
+    weights = torch.rand(5, 4)  # padded beyond (3 output words, 3 source words)
+    fig = plot_translation(pair.src, pair.tgt, outputs, weights)
+    assert isinstance(fig, Figure)
+    text = fig.texts[0].get_text()
+    assert "no attention: le chien  ✗ (first wrong word: 2)" in text
+    assert "attention: le chat noir  ✓" in text and "source: the black cat" in text
+    ax = fig.axes[0]
+    np.testing.assert_allclose(ax.images[0].get_array(), weights[:3, :3].numpy())
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["le", "chat", "noir"]
+    assert "3 source words" in ax.get_title()
+    short = plot_translation(pair.src, pair.tgt, {"m": ["le", "chat"]}, weights)
+    assert "✗ (first wrong word: 3)" in short.texts[0].get_text()  # stopped early
+
+
+def test_translation_widget_rerenders_on_change():
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import ALT_ATTR, widget_controls
+
+    pairs = _pairs()
+    outputs = {"none": [["le", "chien"], ["un", "chat"]],
+               "attention": [["le", "chat", "noir"], ["un", "chien"]]}  # fmt: skip
+    box = translation_widget(pairs, outputs, torch.rand(2, 4, 3), sentence=2)
+    slider = widget_controls(box)["sentence"]
+    image = box.children[1]
+    assert (slider.min, slider.max, slider.value) == (1, 2, 2)
+    second = bytes(image.value)
+    slider.value = 1
+    assert bytes(image.value) != second and getattr(image, ALT_ATTR)
+    maps = [torch.rand(3, 3), torch.rand(2, 2)]  # a list of maps works too
+    assert translation_widget(pairs, outputs, maps).children
+
+
+def test_translation_plots_reject_bad_input():
+    pairs = _pairs()
+    outputs = {"attention": [["le", "chat", "noir"], ["un", "chien"]]}
+    with pytest.raises(ValueError, match=r"weights must cover the last translation's 3 words x "
+                                         r"3 source words, got shape \(2, 3\)"):  # fmt: skip
+        plot_translation(pairs[0].src, pairs[0].tgt, {"a": ["le", "chat", "noir"]},
+                         torch.rand(2, 3))  # fmt: skip
+    with pytest.raises(ValueError, match="translations must be a non-empty mapping"):
+        plot_translation(pairs[0].src, pairs[0].tgt, {}, torch.rand(3, 3))
+    pytest.importorskip("ipywidgets")
+    with pytest.raises(ValueError, match=r"pairs\[1\] must be"):
+        translation_widget([pairs[0], "a dog"], outputs, torch.rand(2, 3, 3))
+    with pytest.raises(ValueError, match=r"translations\['attention'\] has 1 labels but the "
+                                         "data has 2 entries"):  # fmt: skip
+        translation_widget(pairs, {"attention": [["le"]]}, torch.rand(2, 3, 3))
+    with pytest.raises(ValueError, match=r"weights \(pair 1\) must cover"):
+        translation_widget(pairs, outputs, [torch.rand(3, 3), torch.rand(1, 1)])
+    with pytest.raises(ValueError, match=r"sentence - 1 must be an integer in 0\.\.1, got 2"):
+        translation_widget(pairs, outputs, torch.rand(2, 3, 3), sentence=3)

@@ -13,6 +13,7 @@ from lecturekit.viz.transformer import (
     plot_architecture,
     plot_length_accuracy,
     translation_attention_widget,
+    translation_attention_widget_grid,
 )
 
 
@@ -58,3 +59,36 @@ def test_widget_redraws_for_every_kind():
         controls[1].value = kind
         controls[3].value = "2"
     assert image.value != before
+
+
+def test_widget_grid_values_are_settings_of_the_widget_and_redraw_it():
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    src, tgt = ("the", "cat", "sees"), ("le", "chat", "voit")
+    S, T = len(src), len(tgt) + 1
+    torch.manual_seed(0)
+    maps = lambda q, k: [torch.softmax(torch.randn(1, 4, q, k), -1) for _ in range(2)]  # noqa: E731
+    examples = {
+        label: (src, tgt, (0, 1, 2), AttentionWeights(maps(S, S), maps(T, T), maps(T, S)))
+        for label in ("a", "b", "c")
+    }
+    widget = translation_attention_widget(examples, 2, 4)
+    controls, image = widget_controls(widget), widget.children[1]
+    grid = translation_attention_widget_grid(examples, 2, 4)
+    assert grid == {"sentence": ["a", "b"], "kind": list(ATTENTION_KINDS), "layer": [1, 2],
+                    "head": ["mean", "3"]}  # fmt: skip
+    for name, values in grid.items():
+        control, seen = controls[name], set()
+        start = control.value
+        for value in values:
+            assert value in control.options, (name, value)
+            control.value = value
+            seen.add(bytes(image.value))
+        assert len(seen) == len(values), f"{name}: some settings draw the same image"
+        control.value = start
+    assert translation_attention_widget_grid(examples, 1, 1)["head"] == ["mean"]
+    with pytest.raises(ValueError, match="num_heads"):
+        translation_attention_widget_grid(examples, 2, 0)
+    with pytest.raises(ValueError, match="examples"):
+        translation_attention_widget_grid({"a": (src, tgt)}, 2, 4)

@@ -11,7 +11,7 @@ from search_table import BOS, EOS, VOCAB, table_step
 
 from lecturekit.decoding import beam_search
 from lecturekit.viz.style import theme
-from lecturekit.viz.trees import beam_tree_figure, beam_widget, plot_beam_tree
+from lecturekit.viz.trees import beam_tree_figure, beam_widget, beam_widget_grid, plot_beam_tree
 
 BLUE, SKY, BEST = "#0072b2", "#56b4e9", "#d55e00"
 
@@ -198,3 +198,28 @@ def test_beam_tree_figure_bad_input(tree):
         beam_tree_figure("tree", VOCAB)
     with pytest.raises(ValueError, match="show_pruned must be a bool"):
         beam_tree_figure(tree, VOCAB, show_pruned=1)
+
+
+def test_beam_widget_grid_values_are_settings_of_the_widget():
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    sizes, alphas = (1, 2, 3), (0.0, 0.1, 0.2, 0.5, 1.0)  # lecture 07's widget
+    grid = beam_widget_grid(sizes, alphas)
+    assert grid == {"beam_size": [1, 2, 3], "length_penalty": [0.0, 0.2, 1.0],
+                    "show_pruned": [True]}  # fmt: skip
+    box = beam_widget(table_step, VOCAB, BOS, EOS, 10, sizes, alphas)
+    controls = widget_controls(box)
+    image = box.children[1]
+    seen = set()
+    for k in grid["beam_size"]:
+        for alpha in grid["length_penalty"]:
+            controls["beam_size"].value, controls["length_penalty"].value = k, alpha
+            assert (controls["beam_size"].value, controls["length_penalty"].value) == (k, alpha)
+            seen.add(bytes(image.value))
+    assert len(seen) == 9  # every setting draws its own picture
+    assert beam_widget_grid((2,), (0.5,))["length_penalty"] == [0.5]
+    with pytest.raises(ValueError, match="beam_sizes must be a non-empty sequence"):
+        beam_widget_grid(())
+    with pytest.raises(ValueError, match="length_penalties must hold finite numbers"):
+        beam_widget_grid((1,), (float("inf"),))

@@ -10,6 +10,7 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.datasets.variants import pointer_chains
+from lecturekit.efficient.logsparse import layers_to_reach_all
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
 from lecturekit.experiments.variants import (
     ShapeForecaster,
@@ -76,6 +77,11 @@ def test_every_grid_value_is_a_setting_of_the_widget_and_redraws_it():
                 seen.add(bytes(image.value))
             assert len(seen) == len(values), f"{name}: some settings draw the same image"
     assert compressed_widget_grid(3) == {"stride": [1, 2, 3]}
+    grid = logsparse_widget_grid()  # notebook 11b starts at n=32, local=0, layers=2
+    assert 32 in grid["n"] and 0 in grid["local"] and 2 in grid["layers"]
+    for n in grid["n"]:  # the first number of layers that reaches everything, and the one before
+        all_reach = layers_to_reach_all(n)
+        assert {all_reach - 1, all_reach} <= set(grid["layers"])
     with pytest.raises(ValueError, match="n_sequences"):
         act_widget_grid(0)
 

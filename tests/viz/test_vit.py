@@ -15,6 +15,7 @@ from lecturekit.viz.vit import (
     plot_patch_sequence,
     plot_position_similarity,
     vit_attention_widget,
+    vit_attention_widget_grid,
 )
 
 
@@ -142,3 +143,26 @@ def test_widget_redraws_for_image_layer_head_and_rollout():
         seen.add(image.value)
     with pytest.raises(ValueError, match=r"weights have T = 17 tokens"):
         vit_attention_widget(images, weights, (2, 2))
+
+
+def test_widget_grid_values_are_settings_of_the_widget():
+    pytest.importorskip("ipywidgets")
+    from lecturekit.viz.widgets import widget_controls
+
+    images, weights = torch.rand(6, 1, 8, 8), _weights(B=6)
+    box = vit_attention_widget(images, weights, (4, 4))
+    grid = vit_attention_widget_grid(2)
+    assert grid == {"image": [0, 1, 3, 5], "layer": [1, 2, "rollout"], "head": ["mean"]}
+    controls = widget_controls(box)
+    for name, values in grid.items():
+        assert controls[name].value in values  # the grid starts where the widget does
+        for value in values:
+            controls[name].value = value
+            assert controls[name].value == value
+    assert vit_attention_widget_grid(1, images=(2, 2))["image"] == [2]
+    with pytest.raises(ValueError, match="num_layers must be a positive integer"):
+        vit_attention_widget_grid(0)
+    with pytest.raises(ValueError, match="images must be a non-empty list"):
+        vit_attention_widget_grid(2, images=())
+    with pytest.raises(ValueError, match="each of images must be a non-negative integer"):
+        vit_attention_widget_grid(2, images=(0, -1))
