@@ -6,6 +6,9 @@
 # make test-latest -> the notebooks on the newest releases of everything but torch, in .venv-latest
 #   (nbval lax: outputs may drift, the claims' asserts may not fail; needs the package registry)
 # make figures -> every slide figure into figures-out/ (FIGURES_ARGS="--theme dark --format svg")
+# make site    -> the course website into site/ from the stored notebooks (offline; the first run
+#   fetches MathJax, require.js, d3 and jQuery once with npm into .site-cache/)
+# make serve-site -> preview site/ on http://127.0.0.1:8000
 # Set-up is redone only when requirements.txt, pyproject.toml or setup.py change
 # (requirements-test.txt, for make test only, when it changes).
 
@@ -14,13 +17,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.lecturekit-installed
 TEST_STAMP := $(VENV)/.lecturekit-test-installed
+SITE_STAMP := $(VENV)/.lecturekit-site-installed
 PYTEST_ARGS ?=
 FIGURES_ARGS ?= --format png,svg,pdf
 LAB_ARGS ?=
 # Jupyter refuses to start as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test test-latest figures install clean-venv
+.PHONY: lab test test-latest figures site serve-site install clean-venv
 
 install: $(STAMP)
 
@@ -34,9 +38,13 @@ $(STAMP): requirements.txt pyproject.toml setup.py
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
-$(TEST_STAMP): requirements-test.txt $(STAMP)
+$(TEST_STAMP): requirements-test.txt requirements-site.txt $(STAMP)
 	$(BIN)/python -m pip install -r requirements-test.txt
 	touch $(TEST_STAMP)
+
+$(SITE_STAMP): requirements-site.txt $(STAMP)
+	$(BIN)/python -m pip install -r requirements-site.txt
+	touch $(SITE_STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
@@ -56,6 +64,15 @@ test-latest:
 
 figures: $(STAMP)
 	$(BIN)/python -m lecturekit.figures build --out figures-out $(FIGURES_ARGS)
+
+SITE_ARGS ?=
+site: $(SITE_STAMP)
+	$(BIN)/python -m lecturekit.publish vendor
+	$(BIN)/python -m lecturekit.publish site --out site $(SITE_ARGS)
+
+serve-site:
+	@test -f site/index.html || { echo "no site/ yet: run make site first"; exit 1; }
+	$(BIN)/python -m http.server --directory site --bind 127.0.0.1 8000
 
 clean-venv:
 	rm -rf $(VENV)

@@ -23,5 +23,8 @@ PACKAGES = find_packages(where=str(HERE), include=["lecturekit", "lecturekit.*"]
 setup(
     packages=[*PACKAGES, "lecturekit._data"],
     package_dir={"lecturekit._data": "data"},
-    package_data={"lecturekit._data": ["MANIFEST", "README.md", "*.safetensors"]},
+    package_data={
+        "lecturekit._data": ["MANIFEST", "README.md", "*.safetensors"],
+        "lecturekit.publish": ["static/*.js", "static/*.css"],  # the website's widget player
+    },
 )

@@ -34,7 +34,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tarfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -43,6 +42,9 @@ from urllib.parse import urlsplit
 
 import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
+from chromium import CHROMIUM, CHROMIUM_ARGS, require_chromium, unavailable  # tests/support
+
+from lecturekit.publish import vendor
 
 pytestmark = pytest.mark.browser
 
@@ -50,33 +52,22 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 OUT = ROOT / "test-output" / "browser"
 NPM_CACHE = ROOT / ".test-cache" / "npm"
-CHROMIUM = os.environ.get("LECTUREKIT_CHROMIUM", "/usr/bin/chromium")
-STRICT = os.environ.get("LECTUREKIT_REQUIRE_BROWSER") == "1"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-    "--disable-features=Translate,OptimizationHints,MediaRouter",
-    # Chromium's own look-ups outside the page (which the routing below does not see) fail too
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-]  # fmt: skip
 RUN_TIMEOUT_S = 300  # one notebook's run-all (they take 10-30 s; the CI machine is shared)
 WIDGET_TIMEOUT_S = 60  # one redraw after moving a control
 
-# bertviz's CDN URLs -> (npm package spec, file in the package, content type)
+# bertviz's CDN URLs -> (the site's npm package, file in it): lecturekit.publish.vendor fetches
+# them (with the site's MathJax) into .test-cache/npm/
 CDN = {
     "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js":
-        ("requirejs@2.3.6", "require.js"),
+        ("requirejs-2.3.6", "require.js"),
     "https://cdnjs.cloudflare.com/ajax/libs/d3/5.7.0/d3.min.js":
-        ("d3@5.7.0", "dist/d3.min.js"),
+        ("d3-5.7.0", "dist/d3.min.js"),
     "https://cdnjs.cloudflare.com/ajax/libs/jquery/2.0.0/jquery.min.js":
-        ("jquery@2.1.0", "dist/jquery.min.js"),  # 2.0.0 is not on npm; 2.1.0 works
+        ("jquery-2.1.0", "dist/jquery.min.js"),  # 2.0.0 is not on npm; 2.1.0 works
 }  # fmt: skip
 
 
-def _unavailable(reason: str) -> None:
-    if STRICT:
-        pytest.fail(f"{reason} (LECTUREKIT_REQUIRE_BROWSER=1: browser tests must run here)")
-    pytest.skip(reason)
+_unavailable = unavailable
 
 
 # --------------------------------------------------------------------------- set-up fixtures
@@ -99,12 +90,7 @@ def _free_port() -> int:
 def lab(tmp_path_factory) -> Lab:
     """A JupyterLab server on 127.0.0.1 serving a copy of notebooks/ (autosave rewrites files),
     its Python processes (server and kernels) under the offline guard."""
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"{CHROMIUM} not found: apt-get install chromium (Debian), as .ci/run does")
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        _unavailable("playwright is not installed (pip install -r requirements-test.txt)")
+    require_chromium()
     base = tmp_path_factory.mktemp("lab")
     root, settings = base / "notebooks", base / "settings"
     root.mkdir()
@@ -167,29 +153,11 @@ def browser(lab):
 def cdn_files(online_env) -> dict[str, bytes]:
     """bertviz's CDN files from the npm registry, kept in .test-cache/npm/ (an install step:
     npm is the only program here that may use the network)."""
-    files = {}
-    for url, (spec, inner) in CDN.items():
-        pkg_dir = NPM_CACHE / spec.replace("@", "-")
-        target = pkg_dir / inner
-        if not target.exists():
-            npm = shutil.which("npm")
-            if npm is None:
-                _unavailable("npm not found: needed once to fetch bertviz's scripts for the test")
-            pkg_dir.mkdir(parents=True, exist_ok=True)
-            done = subprocess.run(
-                [npm, "pack", spec, "--json", "--pack-destination", str(pkg_dir)],
-                env=online_env, capture_output=True, text=True, timeout=300,
-            )  # fmt: skip
-            if done.returncode:
-                _unavailable(f"npm pack {spec} failed: {done.stderr.strip()[-300:]}")
-            tgz = pkg_dir / json.loads(done.stdout)[0]["filename"]
-            with tarfile.open(tgz) as tar:
-                member = tar.getmember(f"package/{inner}")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(tar.extractfile(member).read())
-            tgz.unlink()
-        files[url] = target.read_bytes()
-    return files
+    try:
+        folders = vendor.fetch(NPM_CACHE, env=online_env)
+    except RuntimeError as err:
+        _unavailable(f"{err} (needed once to fetch bertviz's scripts for the test)")
+    return {url: (folders[name] / inner).read_bytes() for url, (name, inner) in CDN.items()}
 
 
 # --------------------------------------------------------------------------- page helpers

@@ -22,9 +22,9 @@ PACKAGE = ROOT / "lecturekit"
 
 # role -> rank: a module may import modules of its own role or of a lower rank, never higher
 RANKS = {"utils": 0, "blocks": 1, "models": 2, "efficient": 3, "experiments": 4, "shipped": 5,
-         "viz": 6, "figures": 7, "exercises": 7, "tools": 8}  # fmt: skip
+         "viz": 6, "figures": 7, "exercises": 7, "tools": 8, "publish": 8}  # fmt: skip
 SUBPACKAGES = {"datasets", "models", "efficient", "experiments", "shipped", "utils", "viz",
-               "figures", "exercises"}  # fmt: skip
+               "figures", "exercises", "publish"}  # fmt: skip
 BUILDING_BLOCKS = {"attention", "masking", "positional", "layers", "kv_cache", "patches",
                    "decoding", "generation", "training", "tokenization", "bpe",
                    "objectives"}  # fmt: skip

@@ -1,0 +1,3 @@
+from lecturekit.publish.cli import main
+
+raise SystemExit(main())
