@@ -77,6 +77,24 @@ def test_nbval_markers_are_exact(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_is_stored_with_its_description(path):
+    """The set-up cell's describe_figures() stores alt text with each figure (what the website
+    and screen readers read): every PNG output has a non-empty one, and it names what the
+    figure shows (a plot, panels or a figure title), not a placeholder."""
+    nb = json.loads(path.read_text())
+    missing, found = [], 0
+    for i, cell in enumerate(nb["cells"]):
+        for out in cell.get("outputs", []):
+            if "image/png" in out.get("data", {}):
+                alt = out.get("metadata", {}).get("image/png", {}).get("alt", "")
+                found += 1
+                if not re.match(r"(Plot|Figure|\d+ panels|A figure)", alt):
+                    missing.append((i, alt[:60]))
+    assert found, f"{path.name} shows no figure"
+    assert not missing, f"{path.name}: figures stored without a description: {missing}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_opens_anywhere(path):
     """Links under the title and the Colab set-up cell as the first code cell, made from the one
     repository location in pyproject.toml (rewrite them: python tests/support/notebook_links.py);

@@ -65,8 +65,8 @@ def readme_links(notebook: str) -> str:
 def setup_source() -> str:
     """The set-up cell: first code cell of every notebook."""
     return (
-        "# Set-up. Locally and on Binder this cell does nothing. On Google Colab it installs\n"
-        "# lecturekit from the course repository (Colab's own torch and numpy are kept).\n"
+        "# Set-up. On Google Colab this installs lecturekit from the course repository (Colab's\n"
+        "# own torch and numpy are kept); locally and on Binder it installs nothing.\n"
         "# On a new machine, `python -m lecturekit.verify` checks the installation.\n"
         "import sys\n"
         "\n"
@@ -74,7 +74,11 @@ def setup_source() -> str:
         f'    %pip install --quiet "lecturekit @ git+{repository()}"\n'
         "    from google.colab import output\n"
         "\n"
-        "    output.enable_custom_widget_manager()  # the notebooks' ipywidgets"
+        "    output.enable_custom_widget_manager()  # the notebooks' ipywidgets\n"
+        "\n"
+        "from lecturekit.viz.alt import describe_figures\n"
+        "\n"
+        "describe_figures()  # every figure shown is stored with a text description (alt text)"
     )
 
 
