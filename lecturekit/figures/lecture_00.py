@@ -14,8 +14,6 @@ rnn_gradient.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 
 import torch
@@ -33,7 +31,7 @@ from lecturekit.experiments.word_vectors import (
     sense_occurrences,
     sense_separation,
 )
-from lecturekit.figures.helpers import at_least
+from lecturekit.figures.helpers import at_least, one_thread
 from lecturekit.figures.registry import register, register_widget
 from lecturekit.shipped import load_shipped, load_tokenizer
 from lecturekit.viz.recurrence import (
@@ -120,18 +118,6 @@ def recurrence_table() -> Figure:
 # ----------------------------------------------------------- the notebooks' widgets, rebuilt
 
 
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    """Torch on one thread, as the notebook runs (the same arithmetic, and the fastest for
-    these tiny computations beside other jobs); the thread count is restored afterwards."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 # the words of notebook 00 cell 14's dropdown, in its order
 NEIGHBOUR_WORDS = ("teddy", "tom", "dog", "penguins", "milk", "cold", "fish", "president",
                    "bear", "happy")  # fmt: skip
@@ -145,7 +131,7 @@ def _skipgram_vectors() -> tuple[torch.Tensor, object]:
 
     sentences = story_sentences(default_data().train)
     vocab = word_vocab(sentences)
-    with _one_thread():
+    with one_thread():
         model, _ = train_sgns(sentences, vocab, **SGNS)
     return model.vectors, vocab
 
@@ -184,7 +170,7 @@ def rnn_gradient_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
     from lecturekit.experiments.recurrence import KINDS
     from lecturekit.viz.recurrence import gradient_widget, gradient_widget_grid
 
-    with _one_thread():
+    with one_thread():
         curves = gradient_vs_distance(KINDS, length=48, dim=32, seeds=5)
         decay = rnn_jacobian_decay(SIGMAS, length=48, dim=32, seeds=5)
     return gradient_widget(curves, decay), gradient_widget_grid(decay)

@@ -20,8 +20,6 @@ The notebooks' widgets, rebuilt for the website (``register_widget``)::
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from functools import cache
 
 import matplotlib.pyplot as plt
@@ -35,7 +33,7 @@ from lecturekit.experiments.measurements import (
     softmax_saturation,
 )
 from lecturekit.experiments.translation import exact_match_by_length
-from lecturekit.figures.helpers import MIN_FONT, at_least, plain_ticks
+from lecturekit.figures.helpers import MIN_FONT, at_least, one_thread, plain_ticks
 from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.plots import plot_attention, plot_heads, plot_lines
 from lecturekit.viz.scoring import plot_scores
@@ -382,18 +380,6 @@ def softmax_temperature_rebuilt():
     return softmax_temperature_widget([112, 96], ["Thinking", "Machines"]), None
 
 
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    """Torch on one thread, as the notebook runs (the same arithmetic, and the fastest for
-    these tiny computations beside other jobs); the thread count is restored afterwards."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 @cache
 def _translation_picks() -> tuple[list, dict[str, list[list[str]]], torch.Tensor]:
     """Notebook 01 section 7: twenty test sentences evenly spread over the lengths, both
@@ -406,7 +392,7 @@ def _translation_picks() -> tuple[list, dict[str, list[list[str]]], torch.Tensor
     order = sorted(range(len(test)), key=lambda i: (len(test[i].src), i))
     pairs = [test[order[round(q * (len(order) - 1) / 19)]] for q in range(20)]
     batch = collate(pairs, data.src_vocab, data.tgt_vocab)
-    with _one_thread(), torch.no_grad():
+    with one_thread(), torch.no_grad():
         _, weights = models[_ATTENTION].greedy_decode(
             batch.src, batch.src_len, batch.src.shape[1] + 10
         )  # (20, L, S)
@@ -473,7 +459,7 @@ def trained_scores_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
     batch = collate([example], data.src_vocab, data.tgt_vocab)
     n = len(example.tgt)
     scores = {}
-    with _one_thread(), torch.no_grad():
+    with one_thread(), torch.no_grad():
         for name in _ATTENTION_MODELS:
             model = load_shipped(f"seq2seq_{name}")
             states, final = model.encoder(batch.src, batch.src_len)  # keys h_i: (1, S, H)
@@ -562,7 +548,7 @@ def trained_heads_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
     from lecturekit.viz.widgets import head_widget
 
     words = _HEADS_SENTENCE.split()
-    with _one_thread(), torch.random.fork_rng(devices=[]):
+    with one_thread(), torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         model = heads_demo.HeadsDemoModel(len(heads_demo.VOCAB), d_model=64, num_heads=4,
                                           positions="learned")  # fmt: skip
