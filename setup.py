@@ -25,6 +25,6 @@ setup(
     package_dir={"lecturekit._data": "data"},
     package_data={
         "lecturekit._data": ["MANIFEST", "README.md", "*.safetensors"],
-        "lecturekit.publish": ["static/*.js", "static/*.css"],  # the website's widget player
+        "lecturekit.publish": ["static/*.js", "static/*.css", "static/*.svg"],  # the website's widget player
     },
 )

@@ -1,5 +1,7 @@
 """Fixtures shared by the tests of lecture 14's experiments and shipped models: one torch
-thread, the story corpus's WordPiece tokenizer and a tiny random GPT of its vocabulary.
+thread, the story corpus's WordPiece tokenizer and a tiny random GPT of its vocabulary; and the
+one headless Chromium of the browser tests (``chromium``: playwright's sync API runs one
+instance per process, so test_browser.py and test_site.py share it).
 
 ``gpt`` and ``tok`` are asked for by name (a test module's own fixture of that name wins),
 ``one_thread`` with ``pytestmark = pytest.mark.usefixtures("one_thread")``. The repository's
@@ -31,3 +33,17 @@ def tok():
 def gpt():
     torch.manual_seed(0)
     return GPT(GPTConfig.tiny()).eval()  # vocab 450: the WordPiece vocabulary's size
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's headless Chromium, launched once per session (tests/support/chromium.py)."""
+    from chromium import CHROMIUM, CHROMIUM_ARGS, require_chromium  # tests/support
+
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

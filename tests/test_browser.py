@@ -42,7 +42,7 @@ from urllib.parse import urlsplit
 
 import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
-from chromium import CHROMIUM, CHROMIUM_ARGS, require_chromium, unavailable  # tests/support
+from chromium import require_chromium, unavailable  # tests/support
 
 from lecturekit.publish import vendor
 
@@ -140,13 +140,8 @@ def lab(tmp_path_factory) -> Lab:
 
 
 @pytest.fixture(scope="session")
-def browser(lab):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(lab, chromium):
+    return chromium  # tests/conftest.py: one Chromium for every browser test
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
 import re
 import subprocess
 import sys
@@ -30,8 +31,9 @@ from urllib.parse import urlsplit
 
 import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
-from chromium import CHROMIUM, CHROMIUM_ARGS, require_chromium, unavailable  # tests/support
+from chromium import require_chromium, unavailable  # tests/support
 
+from lecturekit import figures
 from lecturekit.publish import vendor
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only
@@ -90,13 +92,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="session")
-def browser(site):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+def browser(site, chromium):
+    return chromium  # tests/conftest.py: one Chromium for every browser test
 
 
 @dataclass
@@ -278,6 +275,34 @@ def test_every_widget_plays_without_a_kernel(site, browser):
     print(f"{total} players on {len(pages_with_images_changing)} pages respond to their controls")
 
 
+def test_every_control_of_every_widget_changes_what_it_shows(site):
+    """From the frames the pages hold (each player's JSON): for every control with more than
+    one value, some setting of the others where moving it changes the frame (a control that
+    did nothing would be a dead slider on the page); every frame's images have alt text."""
+    dead, players = [], 0
+    for name in site.pages:
+        text = (site.folder / name).read_text(encoding="utf-8")
+        for blob in re.findall(r'<script type="application/json" class="lk-data">(.*?)</script>',
+                               text, re.S):  # fmt: skip
+            data = json.loads(blob.replace("<\\/", "</"))
+            players += 1
+            frames = {tuple(map(int, k.split("-"))): json.dumps(v) for k, v in
+                      data["frames"].items()}  # fmt: skip
+            for frame in data["frames"].values():
+                for out, v in zip(data["outputs"], frame, strict=True):
+                    assert out != "image" or v["alt"].strip(), f"{name}: a frame without alt"
+            for k, control in enumerate(data["controls"]):
+                if len(control["labels"]) < 2:
+                    continue
+                by_rest: dict[tuple, set] = {}
+                for key, frame in frames.items():
+                    by_rest.setdefault(key[:k] + key[k + 1 :], set()).add(frame)
+                if not any(len(v) > 1 for v in by_rest.values()):
+                    dead.append(f"{name} {data['name']}: {control['name']}")
+    assert players == len(figures.widget_names()), players
+    assert not dead, f"controls that change nothing: {dead}"
+
+
 BERTVIZ_PAGE = "08b_bert_what_it_learned.html"
 
 
@@ -286,18 +311,25 @@ def test_bertviz_draws_from_the_site_or_falls_back(site, browser, scripts):
     block = "/_static/vendor/d3-5.7.0/" if scripts == "failing" else None
     page, seen = _page(browser, site, block=block)
     page.goto(site.url + BERTVIZ_PAGE, wait_until="networkidle")
+    page.locator("iframe").first.wait_for(timeout=60_000)
     frames = [f for f in page.frames if f != page.main_frame]
-    assert frames, "no bertviz frame on the page"
-    frame = frames[0]
+    assert len(frames) == 2, f"{len(frames)} bertviz frames on the page (head and model view)"
+    for k, frame in enumerate(frames):
+        if scripts == "served":  # the views draw with the site's d3: the head view its tokens
+            token = "[CLS]" if k == 0 else "Heads"  # (the model view: its grid of heads)
+            frame.wait_for_function(
+                f"() => [...document.querySelectorAll('#lk-bertviz svg text')]"
+                f".some((t) => t.textContent === '{token}')", timeout=60_000, polling=250)  # fmt: skip
+            assert frame.locator("#lk-fallback").is_hidden()
+        else:
+            frame.wait_for_selector("#lk-fallback", state="visible", timeout=60_000)
+            assert frame.locator("#lk-fallback img").count() >= 1
     if scripts == "served":
-        frame.wait_for_selector("svg text", timeout=60_000)
-        tokens = frame.locator("svg text").all_text_contents()
-        assert "[CLS]" in tokens, tokens[:10]
         assert not seen.refused and not seen.failed and not seen.errors, seen
     else:
-        frame.wait_for_selector("#lk-fallback", state="visible", timeout=60_000)
-        assert frame.locator("#lk-fallback img").count() >= 1
-        assert all("/_static/vendor/d3-5.7.0/" in u for u in seen.refused), seen.refused
+        assert seen.refused and all("/_static/vendor/d3-5.7.0/" in u for u in seen.refused), (
+            seen.refused
+        )
     page.context.close()
 
 

@@ -343,6 +343,7 @@ def _config(repository: str) -> str:
             "extensions": ["sphinx_togglebutton", "sphinx_copybutton", "myst_nb", "jupyter_book",
                            "sphinx_external_toc", "sphinx_design", "sphinx_book_theme"],
             "html_context": {"default_mode": "auto"},  # light/dark follows the system
+            "html_favicon": "_static/lk-favicon.svg",  # else browsers ask for /favicon.ico
             "mathjax_path": vendor.MATHJAX,
             "html_static_path": ["_static"],
             "html_last_updated_fmt": None,
