@@ -9,6 +9,7 @@ Public API::
     check("01.3", answer, hyps=ex3_hyps, refs=ex3_refs)   # a checker given the cell's objects
     progress("03")                     # the lecture's exercises with ✓ / ✗ / ·
     solved("03")                       # a Verdict for claim(): every exercise correct here
+    quiz({"03.r1": None, "03.r2": "smaller"})  # the decks' fill-in blanks (recall)
 
 Expected values are stored as salted hashes or computed by a checker (``core``); the worked
 solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each lecture's
@@ -36,6 +37,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_13,
     lecture_14,
     lecture_15,
+    recall,
 )
 from lecturekit.exercises.core import (
     Exercise,
@@ -53,7 +55,8 @@ from lecturekit.exercises.core import (
     solved,
     status,
 )
+from lecturekit.exercises.recall import quiz, recall_ids
 
 __all__ = ["Exercise", "Expected", "NotYet", "answer_hashes", "check", "exercise_ids", "get",
-           "hint", "lecture_notebook", "lectures", "progress", "reset", "solved",
-           "status"]  # fmt: skip
+           "hint", "lecture_notebook", "lectures", "progress", "quiz", "recall_ids", "reset",
+           "solved", "status"]  # fmt: skip

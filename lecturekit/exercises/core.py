@@ -45,7 +45,8 @@ from lecturekit.utils.claims import Verdict, close
 
 __all__ = ["KINDS", "Exercise", "Expected", "NotYet", "answer_hashes", "as_mask", "as_tensor",
            "canonical", "check", "same_values",
-           "exercise", "exercise_ids", "get", "hint", "lecture_notebook", "lectures", "progress",
+           "exercise", "exercise_ids", "get", "hint", "is_recall", "lecture_notebook", "lectures",
+           "progress",
            "register", "register_lecture", "reset", "run_student", "solved", "status"]  # fmt: skip
 
 SALT = "lecturekit/exercises/v1"
@@ -121,12 +122,18 @@ _HINTS_SHOWN: dict[str, int] = {}
 def _check_id(exercise_id: object) -> str:
     check_str("exercise_id", exercise_id)
     lecture, _, number = exercise_id.partition(".")
+    number = number.removeprefix("r")  # "03.r1": a recall blank (lecturekit.exercises.recall)
     if not (len(lecture) in (2, 3) and lecture[:2].isdigit() and number.isdigit()):
         raise ValueError(
-            f"exercise_id must look like '03.2' (lecture, then the exercise's number), "
-            f"got {exercise_id!r}"
+            f"exercise_id must look like '03.2' (lecture, then the exercise's number) or "
+            f"'03.r1' (a recall blank), got {exercise_id!r}"
         )
     return exercise_id
+
+
+def is_recall(exercise_id: str) -> bool:
+    """Whether ``exercise_id`` names a recall blank ("03.r1") rather than an exercise."""
+    return exercise_id.partition(".")[2].startswith("r")
 
 
 def register_lecture(lecture: str, notebook: str) -> None:
@@ -175,10 +182,12 @@ def lecture_notebook(lecture: str) -> str:
 
 
 def exercise_ids(lecture: str | None = None) -> list[str]:
-    """Every registered exercise id (of one lecture, if given), in course order."""
+    """Every registered exercise id (of one lecture, if given), in course order (the recall
+    blanks, "03.r1", are listed by ``lecturekit.exercises.recall.recall_ids``)."""
     if lecture is not None:
         lecture_notebook(lecture)
-    ids = [i for i in _REGISTRY if lecture is None or _REGISTRY[i].lecture == lecture]
+    ids = [i for i in _REGISTRY if not is_recall(i)
+           and (lecture is None or _REGISTRY[i].lecture == lecture)]  # fmt: skip
     return sorted(ids, key=lambda i: (i.split(".")[0], int(i.split(".")[1])))
 
 
@@ -424,6 +433,8 @@ def _hint_line(ex: Exercise) -> str:
     shown, total = _HINTS_SHOWN.get(ex.id, 0), len(ex.hints)
     if shown < total:
         return f'   hint("{ex.id}") shows hint {shown + 1} of {total}.'
+    if is_recall(ex.id):
+        return f'   hint("{ex.id}") again shows the deck\'s word.'
     return f"   worked solution: solutions/{lecture_notebook(ex.lecture)}.ipynb"
 
 
@@ -479,6 +490,9 @@ def hint(exercise_id: str) -> None:
     is)."""
     ex = get(exercise_id)
     shown = _HINTS_SHOWN.get(ex.id, 0)
+    if shown >= len(ex.hints) and is_recall(ex.id):
+        print(f"{ex.id} hint {len(ex.hints)} of {len(ex.hints)}: {ex.hints[-1]}")
+        return
     if shown >= len(ex.hints):
         print(f"{ex.id}: no more hints; the worked solution is in "
               f"solutions/{lecture_notebook(ex.lecture)}.ipynb")  # fmt: skip
