@@ -43,6 +43,8 @@ def _digits():
     "vit_patches",
     lecture="09",
     description="an 8 x 8 digit cut into 16 patches of 2 x 2, and the token sequence [CLS], 1..16",
+    takeaway="A ViT reads an image as a sequence: [CLS], then its patches row by row, each "
+    "flattened into one token.",
 )
 def vit_patches() -> Figure:
     data = _digits()
@@ -58,6 +60,8 @@ def vit_patches() -> Figure:
     "vit_position_similarity",
     lecture="09",
     description="cosine similarity of learned position embeddings (centred vs moved digits)",
+    takeaway="Position embeddings learn the 2-D layout only when the data make it matter: moved "
+    "digits, not centred ones.",
 )
 def vit_position_similarity() -> Figure:
     from lecturekit.shipped import load_shipped
@@ -77,6 +81,8 @@ def vit_position_similarity() -> Figure:
     "vit_cls_attention",
     lecture="09",
     description="[CLS] attention to the patches per layer and attention rollout, shipped ViT",
+    takeaway="[CLS] puts most of its weight on a few stroke patches; rollout combines the layers "
+    "into one map.",
 )
 def vit_cls_attention() -> Figure:
     from lecturekit.shipped import load_shipped

@@ -52,6 +52,8 @@ def _words(ids: torch.Tensor) -> list[str]:
     "caption_attention_maps",
     lecture="09a",
     description="one held-out scene: each word of the caption with its attention over the cells",
+    takeaway="One map per word: each digit word looks at the digit it names; the relation word "
+    "spreads over the canvas.",
 )
 def caption_attention_maps() -> Figure:
     test, _, result = _captioned()
@@ -69,6 +71,8 @@ def caption_attention_maps() -> Figure:
     lecture="09a",
     description="digit words whose attended cell is inside the named digit's box vs chance, "
     "and where each word's weight goes",
+    takeaway="Learned from captions alone, digit words attend inside the named digit's box far "
+    "above chance.",
 )
 def captioning_localisation() -> Figure:
     from lecturekit.experiments.captioning import localisation, mass_by_word
@@ -87,6 +91,8 @@ def captioning_localisation() -> Figure:
     "hard_vs_soft_attention",
     lecture="09a",
     description="soft attention (the weights) vs hard attention (one sampled cell per word)",
+    takeaway="Soft attention reads the weighted average; hard reads one sampled cell, which "
+    "derails a soft-trained model.",
 )
 def hard_vs_soft_attention() -> Figure:
     test, model, result = _captioned()

@@ -33,6 +33,8 @@ _XL = {"layers": 3, "segment_len": 4, "segments": 5, "d_model": 16, "heads": 2}
     lecture="11",
     description="Reformer Figure 2 from real hashes: same-bucket pairs, sorted, Q = K chunks, "
     "chunked attention",
+    takeaway="With Q = K, sorted buckets are square blocks on the diagonal; a chunk attends to "
+    "itself and the one before.",
 )
 def lsh_attention_panels() -> Figure:
     """Notebook 11 section 3: 24 toy vectors, 4 buckets, chunks of 4, hash seed 1.
@@ -52,6 +54,8 @@ def _cost():
     "efficient_attention_cost",
     lecture="11",
     description="peak memory and FLOPs vs n: full, local (mask / chunked), LSH attention, GRU",
+    takeaway="A band mask saves nothing; chunked local and LSH attention grow about linearly in n, "
+    "full attention as n².",
 )
 def efficient_attention_cost() -> Figure:
     """Notebook 11 section 4: exact bytes (``peak_memory``) and FLOPs per layer, d = 64.
@@ -94,6 +98,8 @@ def _xl_dependencies():
     lecture="11",
     description="Transformer-XL: context grows with layers x segment length; gradients stay "
     "in the segment",
+    takeaway="With a cached memory the context grows by one segment per layer, while gradients "
+    "stay in the segment.",
 )
 def transformer_xl_context() -> Figure:
     """Notebook 11 section 5: which inputs each output depends on (1 and 3 layers, memory =

@@ -43,6 +43,8 @@ def _logsparse_cost():
     "logsparse_mask_cost",
     lecture="11b",
     description="LogSparse: the mask for n = 16, reach after log2 n layers, FLOPs vs n",
+    takeaway="LogSparse keeps about log2 n keys per query: n log n FLOPs, not n², and ⌈log2 n⌉ "
+    "layers connect everything.",
 )
 def logsparse_mask_cost() -> Figure:
     """Notebook 11b section 2: the mask, its 4-layer reachability, counted FLOPs (d = 64).
@@ -74,6 +76,8 @@ def _depth_tables():
     "act_halting_steps",
     lecture="11b",
     description="Universal Transformer with ACT: steps and accuracy per pointer-chain depth",
+    takeaway="With ACT the shared layer spends more steps on deeper tokens, and fewer in all than "
+    "a fixed depth.",
 )
 def act_halting_steps() -> Figure:
     """Notebook 11b section 1: the shipped models on the held-out pointer chains.
@@ -106,6 +110,8 @@ def _compressed_cost():
     "memory_compressed_cost",
     lecture="11b",
     description="memory-compressed attention: counted FLOPs and peak memory vs n per stride",
+    takeaway="A stride s cuts attention's FLOPs and memory by about s; the convolutions add a "
+    "fixed cost.",
 )
 def memory_compressed_cost() -> Figure:
     """Notebook 11b section 3: strides 1, 2, 4, 8 (kernel = stride), d = 64.
@@ -138,6 +144,8 @@ def _score_inputs(kernel: int, n: int = 16, query: int = 12, key: int = 6) -> to
     "conv_attention_windows",
     lecture="11b",
     description="convolutional self-attention: which inputs one score compares, kernel 1 vs 4",
+    takeaway="With kernel k a score compares two windows of k points; kernel 1 is ordinary "
+    "point-to-point attention.",
 )
 def conv_attention_windows() -> Figure:
     """Notebook 11b section 4: with kernel k a score compares two windows of k points.

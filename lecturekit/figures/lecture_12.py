@@ -16,6 +16,8 @@ _WORDS = ("playing", "flightless", "doghouse", "unhappy", "zebra")
     "bpe_merge_steps",
     lecture="12",
     description="BPE step by step on low 5, lower 2, newest 6, widest 3: es, est, lo, low, ...",
+    takeaway="Each step merges the most frequent adjacent pair; the first merges, es, est, lo, are "
+    "the slides' own.",
 )
 def bpe_merge_steps() -> Figure:
     _, trace = learn_bpe(SLIDES_DICTIONARY, 10)
@@ -32,6 +34,8 @@ def bpe_merge_steps() -> Figure:
     "bpe_vs_wordpiece",
     lecture="12",
     description="the same words cut by BPE and by WordPiece, both learned on the toy corpus",
+    takeaway="Both spell new words from known pieces; an unseen letter costs BPE one [UNK], "
+    "WordPiece the whole word.",
 )
 def bpe_vs_wordpiece() -> Figure:
     from lecturekit.datasets.stories import default_data

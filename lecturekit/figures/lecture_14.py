@@ -23,6 +23,8 @@ SAMPLING_PROMPT = "my"  # the prompt whose next-token distribution the slide sho
     "gpt_family_masks",
     lecture="14",
     description="encoder (BERT), decoder (GPT), encoder-decoder (Transformer): their masks",
+    takeaway="The mask makes the family: BERT sees both sides, GPT only the past, the "
+    "Transformer's decoder also a source.",
 )
 def gpt_family_masks() -> Figure:
     return family_masks_figure()
@@ -32,6 +34,8 @@ def gpt_family_masks() -> Figure:
     "gpt_sampling_distributions",
     lecture="14",
     description="the tiny GPT's next token under greedy, T = 0.5 / 1 / 1.5, top-k = 3, top-p = 0.9",
+    takeaway="One distribution, different choices: T < 1 sharpens it, T > 1 flattens it, top-k and "
+    "top-p cut the tail.",
 )
 def gpt_sampling_distributions() -> Figure:
     from lecturekit.shipped.gpt import next_token_logits
@@ -48,6 +52,8 @@ def gpt_sampling_distributions() -> Figure:
     "gpt_icl_curve",
     lecture="14",
     description="in-context learning at toy scale: accuracy vs examples in the prompt",
+    takeaway="No gradient step: accuracy climbs from chance with the examples in the prompt, "
+    "tracking the oracle.",
 )
 def gpt_icl_curve() -> Figure:
     from lecturekit.shipped.gpt import icl_curve

@@ -56,6 +56,8 @@ def _translation():
     "bottleneck_accuracy_vs_length",
     lecture="01",
     description="exact match vs source length: seq2seq without attention vs with (dot)",
+    takeaway="Without attention, exact match collapses as sentences grow; with attention it stays "
+    "high at every length.",
 )
 def bottleneck_accuracy_vs_length() -> Figure:
     """Notebook 01 section 5: exact match per source-length bin, both shipped models.
@@ -84,6 +86,8 @@ def bottleneck_accuracy_vs_length() -> Figure:
     "seq2seq_alignment",
     lecture="01",
     description="trained dot-attention weights on a 23-word test sentence, true alignment marked",
+    takeaway="Attention learns the alignment unaided: each target word looks at the word it "
+    "translates, reordering included.",
 )
 def seq2seq_alignment() -> Figure:
     """Notebook 01 section 6: the dot model's weights (teacher forcing), true alignment boxed.
@@ -143,6 +147,8 @@ def _notebook_02_scores() -> dict[str, torch.Tensor]:
     "scoring_functions",
     lecture="02",
     description="one query, five keys: scores and softmax weights of the six scoring functions",
+    takeaway="Same query and keys: dot and scaled dot agree (scaling softens the weights), cosine "
+    "is flat, others differ.",
 )
 def scoring_functions() -> Figure:
     """Notebook 02 section 1.7: the six scores of one query and their softmax weights.
@@ -174,6 +180,8 @@ def scoring_functions() -> Figure:
     "thinking_machines_table",
     lecture="03",
     description="the slides' table: q·k = 112, 96 → ÷8 → 14, 12 → softmax 0.88, 0.12 → z1",
+    takeaway="The slides' numbers come out exactly: q·k = 112, 96 → ÷ 8 → 14, 12 → softmax 0.88, "
+    "0.12 → z1.",
 )
 def thinking_machines_table() -> Figure:
     """Notebook 03 section 1: the four steps for the query "Thinking", exact numbers.
@@ -231,6 +239,8 @@ def thinking_machines_table() -> Figure:
     "dot_product_variance",
     lecture="03",
     description="Var(q·k) of random vectors grows like d_k; divided by √d_k it stays 1",
+    takeaway="For random unit-variance q and k, Var(q·k) grows like d_k; divided by √d_k it stays "
+    "at 1.",
 )
 def dot_product_variance_figure() -> Figure:
     """Notebook 03 section 3: measured Var(q·k) and Var(q·k/√d_k) against theory.
@@ -256,6 +266,8 @@ def dot_product_variance_figure() -> Figure:
     "softmax_saturation",
     lecture="03",
     description="unscaled, the softmax turns one-hot as d_k grows and its gradient vanishes",
+    takeaway="Unscaled, the softmax turns one-hot and its gradient vanishes as d_k grows; scaled "
+    "by 1/√d_k, both stay flat.",
 )
 def softmax_saturation_figure() -> Figure:
     """Notebook 03 section 3: largest softmax weight and ‖J‖_F, unscaled vs scaled.
@@ -303,6 +315,8 @@ def _pattern(w: torch.Tensor) -> str:
     "multi_head_maps",
     lecture="04",
     description="the four heads of the shipped tiny BERT's first layer on 'my dog is cute'",
+    takeaway="The heads of one trained layer attend in different patterns: next token, previous "
+    "token, mixed.",
 )
 def multi_head_maps() -> Figure:
     """Per-head attention maps of a trained model (the shipped tiny BERT, layer 1).
@@ -338,6 +352,8 @@ def multi_head_maps() -> Figure:
     "attention_vs_recurrence_cost",
     lecture="04",
     description="FLOPs of one self-attention vs one recurrent layer (d = 64): they cross at n = d",
+    takeaway="Counted exactly: self-attention costs as much as a GRU layer at n = d, and more only "
+    "for n > d.",
 )
 def attention_vs_recurrence_cost() -> Figure:
     """Notebook 04 section 3: FLOPs of one layer vs n, counted with FlopCounterMode.

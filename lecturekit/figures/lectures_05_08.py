@@ -30,6 +30,8 @@ _SLIDE_PAIR = ("my dog is cute", "he likes playing")
     "positional_encoding_heatmap",
     lecture="05",
     description="the sinusoidal table PE for 20 positions x 512 dimensions",
+    takeaway="Every position gets its own row: the first dimensions oscillate fast, the last ones "
+    "barely move.",
 )
 def positional_encoding_heatmap() -> Figure:
     fig = Figure()
@@ -51,6 +53,8 @@ def positional_encoding_heatmap() -> Figure:
     "positional_sinusoids",
     lecture="05",
     description="PE value vs position for four sine dimensions (wavelengths 2π to 2π·10000)",
+    takeaway="Each dimension is a sinusoid of the position; the wavelengths grow geometrically, "
+    "from 2π towards 10000·2π.",
 )
 def positional_sinusoids() -> Figure:
     P = sinusoidal_encoding(100, 512)  # (100, 512)
@@ -76,6 +80,8 @@ def positional_sinusoids() -> Figure:
     "causal_mask",
     lecture="06",
     description="the causal (look-ahead) mask as M: 0 on and below the diagonal, −∞ above",
+    takeaway="Adding M before the softmax gives every future key exactly zero weight: position t "
+    "sees only 0..t.",
 )
 def causal_mask_figure() -> Figure:
     labels = ["<bos>", "the", "cat", "sat", "down"]
@@ -90,6 +96,8 @@ def causal_mask_figure() -> Figure:
     "decoder_masks",
     lecture="06",
     description="causal, key-padding and combined decoder masks (M with 0 / −∞)",
+    takeaway="The decoder ANDs the two masks: no query attends to a future token or to a padding "
+    "token.",
 )
 def decoder_masks() -> Figure:
     labels = ["<bos>", "the", "cat", "sat", "<pad>", "<pad>"]
@@ -110,6 +118,8 @@ def decoder_masks() -> Figure:
     "beam_search_tree",
     lecture="07",
     description="beam search with k = 2 on the 'he hit me with a pie' table",
+    takeaway="With k = 2 beam search keeps 'he' alive and finds a more probable sentence than "
+    "greedy (−2.36 vs −2.58).",
 )
 def beam_search_tree() -> Figure:
     vocab, step = pie_example()
@@ -125,6 +135,8 @@ def beam_search_tree() -> Figure:
     lecture="07",
     description="beam search with k = t = 2 on the Yoon deck's 'les pauvres sont démunis' "
     "(made-up probabilities)",
+    takeaway="With k = t = 2 the search returns two beams: 'the poor don't have any money', then "
+    "greedy's answer.",
 )
 def beam_search_k_t() -> Figure:
     vocab, step = poor_example()
@@ -148,6 +160,8 @@ def _bert_pair():
     "bert_input_embeddings",
     lecture="08",
     description="BERT input = token + segment + position embeddings ([CLS] my dog is cute ...)",
+    takeaway="Each position's input is the sum of its token, segment (A or B) and position "
+    "embeddings.",
 )
 def bert_input_embeddings() -> Figure:
     _, tok, ids, segments = _bert_pair()
@@ -163,6 +177,8 @@ def bert_input_embeddings() -> Figure:
     "bert_masking",
     lecture="08",
     description="masked LM: chosen tokens become [MASK] (80 %), random (10 %) or stay (10 %)",
+    takeaway="Chosen tokens become [MASK] (80 %), a random token (10 %) or stay (10 %): any token "
+    "may be a target.",
 )
 def bert_masking() -> Figure:
     _, tok, ids, _ = _bert_pair()
@@ -181,6 +197,8 @@ def bert_masking() -> Figure:
     "bert_head_view",
     lecture="08",
     description="attention of the shipped tiny BERT, last layer, one panel per head",
+    takeaway="Heads specialise: in the last layer one head attends to the previous token, another "
+    "to the next.",
 )
 def bert_head_view() -> Figure:
     bert, tok, ids, segments = _bert_pair()

@@ -2,7 +2,7 @@
 
 Public API::
 
-    @register("pe_heatmap", lecture="05", description="...")
+    @register("pe_heatmap", lecture="05", description="...", takeaway="...")
     def pe_heatmap() -> Figure: ...             # draws with the current rcParams
     names(lecture=None) -> list[str]            # registered names, in lecture order
     spec(name) -> FigureSpec                    # ValueError naming close matches if unknown
@@ -63,6 +63,7 @@ class FigureSpec:
     lecture: str
     description: str
     func: Callable[[], Figure]
+    takeaway: str = ""  # the claim the figure proves, one line (the slide decks show it)
 
 
 _REGISTRY: dict[str, FigureSpec] = {}
@@ -88,20 +89,23 @@ def _check_lecture(lecture: object) -> str:
     return lecture
 
 
-def register(name: str, *, lecture: str, description: str) -> Callable:
+def register(name: str, *, lecture: str, description: str, takeaway: str = "") -> Callable:
     """Decorator: add a figure function to the registry under ``name`` (an identifier) for
     ``lecture`` (two digits and an optional letter, "05" or "09a") with a one-line
-    ``description``."""
+    ``description`` (what it shows: the alt text) and ``takeaway`` (what it proves: the line
+    under it on its slide)."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"name must be an identifier like 'pe_heatmap', got {name!r}")
     _check_lecture(lecture)
     check_str("description", description)
+    if not isinstance(takeaway, str) or "\n" in takeaway:
+        raise ValueError(f"takeaway must be one line of text, got {takeaway!r}")
 
     def wrap(func: Callable[[], Figure]) -> Callable[[], Figure]:
         check_callable("func", func)
         if name in _REGISTRY:
             raise ValueError(f"figure {name!r} is registered twice")
-        _REGISTRY[name] = FigureSpec(name, lecture, description, func)
+        _REGISTRY[name] = FigureSpec(name, lecture, description, func, takeaway.strip())
         return func
 
     return wrap
