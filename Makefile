@@ -9,6 +9,9 @@
 # make site    -> the course website into site/ from the stored notebooks (offline; the first run
 #   fetches MathJax, require.js, d3 and jQuery once with npm into .site-cache/)
 # make serve-site -> preview site/ on http://127.0.0.1:8000
+# make slides  -> one slide deck per lecture into slides/ (HTML + PDF; offline; the first run fetches
+#   reveal.js and MathJax once with npm into .site-cache/; the PDFs need Debian's chromium)
+# make serve-slides -> present slides/ from http://127.0.0.1:8001
 # Set-up is redone only when requirements.txt, pyproject.toml or setup.py change
 # (requirements-test.txt, for make test only, when it changes).
 
@@ -18,13 +21,14 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.lecturekit-installed
 TEST_STAMP := $(VENV)/.lecturekit-test-installed
 SITE_STAMP := $(VENV)/.lecturekit-site-installed
+SLIDES_STAMP := $(VENV)/.lecturekit-slides-installed
 PYTEST_ARGS ?=
 FIGURES_ARGS ?= --format png,svg,pdf
 LAB_ARGS ?=
 # Jupyter refuses to start as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test test-latest figures site serve-site install clean-venv
+.PHONY: lab test test-latest figures site serve-site slides serve-slides install clean-venv
 
 install: $(STAMP)
 
@@ -38,13 +42,17 @@ $(STAMP): requirements.txt pyproject.toml setup.py
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
-$(TEST_STAMP): requirements-test.txt requirements-site.txt $(STAMP)
+$(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt $(STAMP)
 	$(BIN)/python -m pip install -r requirements-test.txt
 	touch $(TEST_STAMP)
 
 $(SITE_STAMP): requirements-site.txt $(STAMP)
 	$(BIN)/python -m pip install -r requirements-site.txt
 	touch $(SITE_STAMP)
+
+$(SLIDES_STAMP): requirements-slides.txt $(STAMP)
+	$(BIN)/python -m pip install -r requirements-slides.txt
+	touch $(SLIDES_STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
@@ -73,6 +81,15 @@ site: $(SITE_STAMP)
 serve-site:
 	@test -f site/index.html || { echo "no site/ yet: run make site first"; exit 1; }
 	$(BIN)/python -m http.server --directory site --bind 127.0.0.1 8000
+
+SLIDES_ARGS ?=
+slides: $(SLIDES_STAMP)
+	$(BIN)/python -m lecturekit.publish vendor
+	$(BIN)/python -m lecturekit.publish slides --out slides $(SLIDES_ARGS)
+
+serve-slides:
+	@test -f slides/index.html || { echo "no slides/ yet: run make slides first"; exit 1; }
+	$(BIN)/python -m http.server --directory slides --bind 127.0.0.1 8001
 
 clean-venv:
 	rm -rf $(VENV)

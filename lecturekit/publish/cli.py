@@ -1,10 +1,12 @@
-"""Command line: the course website.
+"""Command line: the course website and the slide decks.
 
-    python -m lecturekit.publish vendor [--cache DIR]          # npm, once: the site's scripts
+    python -m lecturekit.publish vendor [--cache DIR]          # npm, once: the scripts
     python -m lecturekit.publish site [--out site] [--cache DIR] [--jobs 2] [--no-frames]
+    python -m lecturekit.publish slides [--out slides] [--lecture 03 ...] [--no-pdf] [--jobs 2]
 
-Run from a clone of the repository (``make site`` does both; ``make serve-site`` previews on
-http://127.0.0.1:8000). Errors are one-line messages with a non-zero exit code: 2 for a bad
+Run from a clone of the repository (``make site`` / ``make slides`` run vendor first; ``make
+serve-site`` / ``make serve-slides`` serve them on http://127.0.0.1:8000 / 8001).
+Errors are one-line messages with a non-zero exit code: 2 for a bad
 command line or a folder that is not a clone, 1 when fetching or building fails.
 """
 
@@ -27,8 +29,8 @@ def _parser() -> argparse.ArgumentParser:
         description="Build the course website from the stored notebooks (offline).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("vendor", help="fetch the site's scripts (MathJax, require.js, d3, "
-                       "jQuery) with npm into the cache, once")  # fmt: skip
+    v = sub.add_parser("vendor", help="fetch the scripts (MathJax, require.js, d3, jQuery, "
+                       "reveal.js) with npm into the cache, once")  # fmt: skip
     v.add_argument("--cache", default=DEFAULT_CACHE, help=f"default {DEFAULT_CACHE}")
     s = sub.add_parser("site", help="build the website into --out")
     s.add_argument("--out", default="site", help="output folder, replaced (default site/)")
@@ -38,7 +40,35 @@ def _parser() -> argparse.ArgumentParser:
                    help="processes rendering widget frames (default 2)")  # fmt: skip
     s.add_argument("--no-frames", action="store_true",
                    help="widgets show their first frame only (a quick look)")  # fmt: skip
+    d = sub.add_parser("slides", help="build one slide deck per lecture into --out")
+    d.add_argument("--out", default="slides", help="output folder, replaced (default slides/)")
+    d.add_argument("--cache", default=DEFAULT_CACHE, help=f"default {DEFAULT_CACHE}")
+    d.add_argument("--root", default=".", help="the clone (default: the current folder)")
+    d.add_argument("--lecture", action="append", metavar="NN",
+                   help="only this lecture's deck (repeat for more; default: all)")  # fmt: skip
+    d.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                   help="processes drawing figures (default 2)")  # fmt: skip
+    d.add_argument("--no-pdf", action="store_true", help="HTML decks only (no Chromium needed)")
     return parser
+
+
+def _slides(args: argparse.Namespace, root: Path, out: Path) -> int:
+    from lecturekit.publish.slides import build_slides
+
+    try:
+        report = build_slides(
+            root, out, args.cache, lectures=args.lecture, pdf=not args.no_pdf, jobs=args.jobs,
+            progress=lambda msg: print(msg, flush=True),
+        )  # fmt: skip
+    except (RuntimeError, ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    pdf = ""
+    if report.pdf_pages:
+        pdf = f", {len(report.pdf_pages)} PDFs ({sum(report.pdf_bytes.values()) / 1e6:.1f} MB)"
+    print(f"slides: {len(report.decks)} decks, {sum(report.decks.values())} slides{pdf}, built "
+          f"in {report.seconds:.0f} s -> {args.out}/")  # fmt: skip
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -63,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     if out.resolve() in (root.resolve(), *root.resolve().parents) or out.resolve() == Path.home():
         parser.error(f"--out {args.out!r} would replace the clone or a folder above it")
+    if args.command == "slides":
+        return _slides(args, root, out)
     from lecturekit.publish.site import build_site
 
     try:

@@ -1,6 +1,7 @@
 """The website's third-party JavaScript, served from the site itself (never a CDN).
 
-MathJax 3 renders the math, require.js + d3 + jQuery run bertviz's views. They come from the npm
+MathJax 3 renders the math, require.js + d3 + jQuery run bertviz's views, reveal.js runs the
+slide decks. They come from the npm
 registry once, at set-up (``npm pack``, like ``pip install``: the only network use, into a cache
 folder), and every build copies them from the cache into ``_static/vendor/``. The build itself
 never touches the network.
@@ -11,10 +12,10 @@ Public API::
     CDN                                       # bertviz's CDN URL -> path under _static/
     fetch(cache, npm=None, env=None) -> dict  # npm pack + extract what is missing; name -> folder
     missing(cache) -> list[str]               # packages not in the cache yet
-    install(cache, static) -> int             # copy into static/vendor/; files copied
+    install(cache, static, names=None, folder="vendor") -> int  # copy into static/vendor/
     rewrite_cdn(html) -> str                  # CDN URLs -> _static/vendor/... (page-relative)
 
-Lecture-independent (the course website).
+Lecture-independent (the course website and the slide decks).
 """
 
 from __future__ import annotations
@@ -41,6 +42,21 @@ PACKAGES = {
     "d3-5.7.0": Package("d3@5.7.0", ("dist/d3.min.js",)),
     # bertviz asks for jQuery 2.0.0, which is not on npm; 2.1.0 works (JUPYTER-NOTES.md)
     "jquery-2.1.0": Package("jquery@2.1.0", ("dist/jquery.min.js",)),
+    # the slide decks (lecturekit.publish.slides): reveal.js, its notes and math plugins, the
+    # light theme and its font
+    "reveal.js-5.2.1": Package(
+        "reveal.js@5.2.1",
+        (
+            "LICENSE",
+            "dist/reset.css",
+            "dist/reveal.css",
+            "dist/reveal.js",
+            "dist/theme/white.css",
+            "dist/theme/fonts/source-sans-pro/",
+            "plugin/notes/notes.js",
+            "plugin/math/math.js",
+        ),
+    ),
     "mathjax-3.2.2": Package(
         "mathjax@3.2.2",
         (
@@ -55,7 +71,9 @@ PACKAGES = {
         ),
     ),
 }
-MATHJAX = "vendor/mathjax-3.2.2/es5/tex-mml-chtml.js"  # relative to _static/
+MATHJAX_PACKAGE = "mathjax-3.2.2"
+MATHJAX_JS = f"{MATHJAX_PACKAGE}/es5/tex-mml-chtml.js"  # relative to the vendor folder
+MATHJAX = f"vendor/{MATHJAX_JS}"  # relative to the site's _static/
 CDN = {
     "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js":
         "_static/vendor/requirejs-2.3.6/require.js",
@@ -121,17 +139,27 @@ def fetch(
     return {name: cache / name for name in PACKAGES}
 
 
-def install(cache: Path | str, static: Path | str) -> int:
-    """Copy the cached packages into ``static/vendor/<name>/``; returns the number of files.
-    Packages missing from the cache raise a RuntimeError (run ``fetch`` first)."""
+def install(
+    cache: Path | str,
+    static: Path | str,
+    names: tuple[str, ...] | None = None,
+    folder: str = "vendor",
+) -> int:
+    """Copy the cached packages (``names``, default all) into ``static/<folder>/<name>/``;
+    returns the number of files. Packages missing from the cache raise a RuntimeError (run
+    ``fetch`` first)."""
     cache, static = Path(cache), Path(static)
-    gone = missing(cache)
+    names = tuple(PACKAGES) if names is None else names
+    unknown = [n for n in names if n not in PACKAGES]
+    if unknown:
+        raise ValueError(f"names has {unknown}; the packages are {list(PACKAGES)}")
+    gone = [n for n in missing(cache) if n in names]
     if gone:
-        raise RuntimeError(f"the site's scripts are not in {cache} yet: {', '.join(gone)} "
+        raise RuntimeError(f"the scripts are not in {cache} yet: {', '.join(gone)} "
                            "(python -m lecturekit.publish vendor fetches them)")  # fmt: skip
     count = 0
-    for name in PACKAGES:
-        dest = static / "vendor" / name
+    for name in names:
+        dest = static / folder / name
         shutil.copytree(cache / name, dest, dirs_exist_ok=True)
         count += sum(1 for p in dest.rglob("*") if p.is_file())
     return count

@@ -8,15 +8,10 @@ import os
 
 import pytest
 
-CHROMIUM = os.environ.get("LECTUREKIT_CHROMIUM", "/usr/bin/chromium")
+from lecturekit.publish.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (one home)
+
 STRICT = os.environ.get("LECTUREKIT_REQUIRE_BROWSER") == "1"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
-    "--disable-features=Translate,OptimizationHints,MediaRouter",
-    # Chromium's own look-ups outside the page (which the routing below does not see) fail too
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
-]  # fmt: skip
+
 
 
 def unavailable(reason: str) -> None:

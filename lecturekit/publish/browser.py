@@ -1,0 +1,51 @@
+"""Debian's headless Chromium, driven by playwright, kept off the network.
+
+Used to print the slide decks to PDF (``lecturekit.publish.slides``) and by the browser tests.
+Playwright never downloads a browser here: it drives ``/usr/bin/chromium`` (``apt-get install
+chromium``), or the browser named by the environment variable LECTUREKIT_CHROMIUM.
+
+Public API::
+
+    CHROMIUM                  # the browser's path
+    CHROMIUM_ARGS             # headless, no background networking, no DNS but for this machine
+    with launch() as browser: # a playwright Browser (RuntimeError saying what is missing)
+        ...
+
+Lecture-independent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch"]
+
+CHROMIUM = os.environ.get("LECTUREKIT_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic",
+    "--disable-features=Translate,OptimizationHints,MediaRouter",
+    # Chromium's own look-ups outside the page (which page routing does not see) fail too
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+]  # fmt: skip
+
+
+@contextlib.contextmanager
+def launch() -> Iterator[object]:
+    """A headless Chromium (playwright's sync API), closed on exit."""
+    if not os.path.exists(CHROMIUM):
+        raise RuntimeError(f"{CHROMIUM} not found: apt-get install chromium (or set "
+                           "LECTUREKIT_CHROMIUM to a Chromium binary)")  # fmt: skip
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        raise RuntimeError("playwright is not installed: pip install -r "
+                           "requirements-slides.txt") from None  # fmt: skip
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

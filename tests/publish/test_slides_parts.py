@@ -1,0 +1,146 @@
+"""The slide decks without a browser: which cells each notebook's tags put on slides, in what
+order, with what notes; the recall slides; the page holds no network address; the PDF's dates
+are fixed without moving a byte; bad tags stop the build with a message naming the cell."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+from lecturekit import figures
+from lecturekit.exercises import recall
+from lecturekit.publish import slides
+from lecturekit.publish.cli import main
+from lecturekit.publish.notebook import lecture_notebooks, read_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = lecture_notebooks(ROOT / "notebooks")
+
+
+def _md(text, *tags):
+    return {"cell_type": "markdown", "metadata": {"tags": list(tags)}, "source": text}
+
+
+def _code(src, out, *tags):
+    outputs = [{"output_type": "stream", "name": "stdout", "text": out}] if out else []
+    return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": src,
+            "outputs": outputs, "execution_count": 1}  # fmt: skip
+
+
+FIGURE = figures.names("03")[0]
+
+
+def _notebook():
+    return {"cells": [
+        _md("# Lecture 03 · Toy\n\n**Slides:** Yoon (SNU), step 1.\n\n**What you will learn**\n\n"
+            "1. one $x$\n2. two", "slides:learn"),
+        _md("## 1. Scores\n\nThe score is $q \\cdot k$:\n\n$$s = q \\cdot k$$", "slides:key"),
+        _md("Prose under the key cell."),
+        _md("### The example\n\nWhy it matters."),
+        _code("print('q1 . k1 = 112')", "q1 . k1 = 112\n", "slides:example"),
+        _md("A figure cell's prose.", f"slides:figure:{FIGURE}"),
+        _md("## Summary\n\n- a\n- b\n\n## Exercises\n\n- not on a slide", "slides:summary"),
+    ]}  # fmt: skip
+
+
+def test_a_deck_follows_its_tags_in_notebook_order():
+    deck = slides.read_deck(_notebook(), "03_toy")
+    kinds = [s.kind for s in deck.slides]
+    n_recall = len(slides._recall_slides("03"))
+    assert kinds == ["title", "learn", "key", "example", "figure"] + ["recall"] * n_recall + [
+        "summary"
+    ]
+    title, learn, key, example, figure = deck.slides[:5]
+    assert title.title == "Toy" and "Yoon (SNU), step 1." in title.notes
+    assert "<li>one" in learn.body and learn.cell == 0
+    assert key.title == "1. Scores" and "$$" in key.body and "Prose under" in key.notes
+    assert example.title == "The example" and "q1 . k1 = 112" in example.body
+    assert "print(" in example.body and "Why it matters" in example.notes  # code, then output
+    assert f"{FIGURE}-light.png" in figure.body and f"{FIGURE}-dark.png" in figure.body
+    assert figures.spec(FIGURE).takeaway in figure.body.replace("&#x27;", "'")
+    assert "A figure cell" in figure.notes
+    summary = deck.slides[-1]
+    assert "<li>a</li>" in summary.body and "not on a slide" not in summary.body
+    assert deck.figures == [FIGURE]
+
+
+def test_recall_slides_reveal_each_blank_on_a_click():
+    made = slides._recall_slides("08a")
+    body = "".join(s.body for s in made)
+    assert body.count('class="fragment lk-answer"') == len(recall.blanks("08a")) == 5
+    assert len(made) == 2 and all(s.body.count("<li") <= 4 for s in made)
+    for b in recall.blanks("08a"):
+        assert f'data-blank="{b.id}"' in body and b.id in "".join(s.notes for s in made)
+    assert slides._recall_slides("09") == []
+
+
+def test_every_lecture_notebook_makes_a_deck():
+    shown = []
+    for lecture, path in NOTEBOOKS.items():
+        deck = slides.read_deck(read_notebook(path), path.stem)
+        kinds = [s.kind for s in deck.slides]
+        assert kinds[:2] == ["title", "learn"] and kinds[-1] == "summary", path.name
+        assert {"key", "example"} <= set(kinds), path.name
+        assert all(s.notes for s in deck.slides[1:] if s.kind != "learn"), path.name
+        assert 6 <= len(deck.slides) <= 24, (path.name, len(deck.slides))
+        html = slides.deck_html(deck)
+        assert not re.search(r"(src|href)=\"(https?:)?//", html), "nothing from the network"
+        assert html.count("<section") == len(deck.slides)
+        shown += deck.figures
+    assert sorted(shown) == sorted(figures.names()), "every registered figure is tagged once"
+    assert all(figures.spec(n).takeaway for n in figures.names())
+
+
+def test_long_lists_are_split_and_keep_their_numbers():
+    text = "\n".join(f"{k}. " + "word " * 40 for k in range(1, 7))
+    chunks = slides._list_chunks(text, limit=650)
+    assert len(chunks) >= 2 and "".join(chunks).count("word") == 240
+    assert slides.markdown_html(chunks[1]).startswith('<ol start="')
+
+
+def test_pdf_dates_are_fixed_in_place():
+    data = b"%PDF-1.4\n<</CreationDate (D:20261125133000+00'00')\n/ModDate (D:20261125133000+00'00')>>"
+    fixed = slides._fixed_pdf(data)
+    assert len(fixed) == len(data) and b"2026" not in fixed
+    assert fixed.count(b"(D:00000000000000+00'00')") == 2
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda nb: nb["cells"][1]["metadata"]["tags"].append("slides:keys"), r"unknown tag"),
+        (lambda nb: nb["cells"][4]["metadata"]["tags"].append("slides:key"), r"markdown cell"),
+        (lambda nb: nb["cells"][1]["metadata"].update(tags=["slides:example"]), r"on a code cell"),
+        (lambda nb: nb["cells"][0]["metadata"].update(tags=[]), r"slides:learn"),
+        (lambda nb: nb["cells"][4].update(outputs=[]), r"that prints"),
+        (lambda nb: nb["cells"][5]["metadata"].update(tags=["slides:figure:causal_mask"]),
+         r"belongs to lecture 06"),
+        (lambda nb: nb["cells"][3]["metadata"].update(tags=[f"slides:figure:{FIGURE}"]),
+         r"tagged twice"),
+        (lambda nb: nb["cells"][5]["metadata"].update(tags=["slides:figure:no_such_figure"]),
+         r"unknown figure"),
+        (lambda nb: nb["cells"][5]["metadata"].update(tags=["slides:figure:"]),
+         r"slides:figure:NAME"),
+        (lambda nb: nb["cells"][1].update(source="## 1. Scores\n\nno formula"), r"holds math"),
+    ],
+)  # fmt: skip
+def test_bad_tags_stop_the_deck_naming_the_cell(edit, message):
+    nb = copy.deepcopy(_notebook())
+    edit(nb)
+    with pytest.raises(ValueError, match=message):
+        slides.read_deck(nb, "03_toy")
+
+
+def test_cli_refuses_bad_arguments(tmp_path, capsys):
+    assert main(["slides", "--out", str(tmp_path / "s"), "--lecture", "99", "--no-pdf"]) == 1
+    assert "lectures has '99'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["slides", "--root", str(tmp_path), "--out", str(tmp_path / "s")])
+    assert exit_.value.code == 2
+    assert "is not a clone" in capsys.readouterr().err
+    empty = tmp_path / "cache"
+    assert main(["slides", "--out", str(tmp_path / "s"), "--cache", str(empty), "--no-pdf"]) == 1
+    assert "vendor fetches them" in capsys.readouterr().err
