@@ -632,7 +632,7 @@ def masking_rate_figure(sweep: dict) -> Figure:
     left.set_xticks(steps, [f"{s:,}" for s in steps])
     left.xaxis.set_minor_formatter(NullFormatter())
     left.set(xlabel="training steps", ylabel="held-out MLM accuracy",
-             title="accuracy during training, per masking rate")  # fmt: skip
+             title="accuracy during training,\nper masking rate")  # fmt: skip
     left.legend(title="masking rate", fontsize=8)
     early = min(range(len(steps)), key=lambda k: abs(steps[k] - steps[-1] / 4))
     for k, style in ((early, "--"), (len(steps) - 1, "-")):
@@ -651,7 +651,7 @@ def masking_rate_figure(sweep: dict) -> Figure:
     right.set(
         xlabel="masking rate (%)",
         ylabel="held-out MLM accuracy",
-        title=f"accuracy against the rate (evaluated at {sweep.get('eval_rate', 0.15):.0%})",
+        title=f"accuracy against the rate\n(evaluated at {sweep.get('eval_rate', 0.15):.0%})",
     )
     right.legend(fontsize=8)
     fig.tight_layout()
