@@ -64,7 +64,7 @@ FIGURES_DIR = "figures"
 STATIC_DIR = "_static"
 VENDOR_DIR = "_vendor"
 DPI = 128  # 10 x 5.625 in -> 1280 x 720 px, the slide's size
-TEXT_LIMIT = 900  # characters of a list on one slide before it is split
+TEXT_LIMIT = 1200  # characters of a list on one slide before it is split
 CODE_LINES = 12  # an example's code is shown above its output when it is this short
 
 _markdown = mistune.create_markdown(escape=False, plugins=["math", "table", "strikethrough"])
