@@ -50,6 +50,7 @@ from lecturekit.viz.widgets import widget_controls
 __all__ = ["SiteReport", "build_site", "prepare_notebook", "player_html", "render_widget"]
 
 STATIC = Path(__file__).resolve().parent / "static"  # the player's script and style
+SITE_STATIC = ("lk-player.js", "lk-player.css", "lk-favicon.svg")  # not the decks' (lk-slides.*)
 FRAMES_DIR = "lk-frames"  # under _static/
 IMAGES_DIR = "lk-images"
 _JUPYTER_BOOK = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
@@ -389,8 +390,8 @@ def build_site(
     shutil.rmtree(stage, ignore_errors=True)
     static_dir = stage / "_static"
     static_dir.mkdir(parents=True)
-    for f in STATIC.iterdir():  # Jupyter Book puts every .js / .css of _static on every page
-        shutil.copy(f, static_dir / f.name)
+    for name in SITE_STATIC:  # Jupyter Book puts every .js / .css of _static on every page
+        shutil.copy(STATIC / name, static_dir / name)
 
     from lecturekit import figures
 

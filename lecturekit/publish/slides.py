@@ -210,9 +210,12 @@ def _learn_slides(cell: dict, index: int) -> list[Slide]:
     if not m:
         raise ValueError("the slides:learn cell has no **What you will learn** list")
     chunks = _list_chunks(text[m.end() :])
+    notes = "<p>The notebook's full list (and what it builds on):</p>" + markdown_html(
+        text[m.end() :]
+    )
     return [
         Slide("learn", "What you will learn" + (f" ({k + 1}/{len(chunks)})" if len(chunks) > 1
-                                                 else ""), markdown_html(c), cell=index)
+                                                 else ""), markdown_html(c), notes, cell=index)
         for k, c in enumerate(chunks)
     ]  # fmt: skip
 

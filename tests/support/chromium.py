@@ -13,7 +13,6 @@ from lecturekit.publish.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (o
 STRICT = os.environ.get("LECTUREKIT_REQUIRE_BROWSER") == "1"
 
 
-
 def unavailable(reason: str) -> None:
     """Skip the test, or fail it where browser tests must run (LECTUREKIT_REQUIRE_BROWSER=1)."""
     if STRICT:
