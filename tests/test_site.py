@@ -17,29 +17,21 @@ unless LECTUREKIT_REQUIRE_BROWSER=1 (CI), which turns the skip into a failure.
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import json
 import re
-import subprocess
-import sys
-import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
-from chromium import require_chromium, unavailable  # tests/support
+from chromium import offline_page  # tests/support
+from publishing import fetch_scripts, run_publish  # tests/support
 
 from lecturekit import figures
-from lecturekit.publish import vendor
+from lecturekit.publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only
 
 ROOT = Path(__file__).resolve().parents[1]
-NPM_CACHE = ROOT / ".test-cache" / "npm"
 OUT = ROOT / "test-output" / "site"
 BUILD_LIMIT_S = 180  # the issue's budget on 2 cores
 SIZE_LIMIT_MB = 150
@@ -57,38 +49,14 @@ class Site:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, online_env) -> Site:
-    require_chromium()
-    try:
-        vendor.fetch(NPM_CACHE, env=online_env)
-    except RuntimeError as err:
-        unavailable(str(err))
+    fetch_scripts(online_env)
     folder = tmp_path_factory.mktemp("site") / "site"
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "lecturekit.publish", "site", "--out", str(folder),
-         "--cache", str(NPM_CACHE), "--jobs", "2"],
-        cwd=ROOT, env=guard.child_env(), capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    seconds = time.perf_counter() - start
-    assert done.returncode == 0, f"make site failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    seconds, log = run_publish("site", folder)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "build.log").write_text(done.stdout + done.stderr)
+    (OUT / "build.log").write_text(log)
 
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    pages = sorted(p.name for p in folder.glob("*.html"))
-    try:
-        yield Site(folder, f"http://127.0.0.1:{server.server_address[1]}/", seconds,
-                   done.stdout, pages)  # fmt: skip
-    finally:
-        server.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+    with serve(folder) as url:
+        yield Site(folder, url, seconds, log, sorted(p.name for p in folder.glob("*.html")))
 
 
 @pytest.fixture(scope="session")
@@ -96,35 +64,8 @@ def browser(site, chromium):
     return chromium  # tests/conftest.py: one Chromium for every browser test
 
 
-@dataclass
-class Seen:
-    refused: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-
-
 def _page(browser, site: Site, block: str | None = None):
-    """A page in a fresh context: requests outside 127.0.0.1 refused and recorded; ``block``:
-    a path prefix of the site to refuse too (to see a fallback)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    seen = Seen()
-
-    def route(r):
-        url = r.request.url
-        if urlsplit(url).hostname in ("127.0.0.1", "localhost") and not (
-            block and urlsplit(url).path.startswith(block)
-        ):
-            r.continue_()
-        else:
-            seen.refused.append(url)
-            r.abort("internetdisconnected")
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("requestfailed", lambda r: seen.failed.append(f"{r.url}: {r.failure}"))
-    page.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: seen.errors.append(str(e)))
-    return page, seen
+    return offline_page(browser, (1280, 900), block)
 
 
 def _shot(page, name: str) -> None:

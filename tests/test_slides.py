@@ -20,30 +20,22 @@ unless LECTUREKIT_REQUIRE_BROWSER=1 (CI), which turns the skip into a failure.
 from __future__ import annotations
 
 import filecmp
-import functools
-import http.server
 import json
 import re
-import subprocess
-import sys
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
-from chromium import require_chromium, unavailable  # tests/support
+from chromium import offline_page  # tests/support
+from publishing import fetch_scripts, run_publish  # tests/support
 
 from lecturekit import figures
 from lecturekit.exercises import recall
-from lecturekit.publish import vendor
+from lecturekit.publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only
 
 ROOT = Path(__file__).resolve().parents[1]
-NPM_CACHE = ROOT / ".test-cache" / "npm"
 OUT = ROOT / "test-output" / "slides"
 BUILD_LIMIT_S = 120  # the issue's budget, all decks, on 2 cores
 LECTURES = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
@@ -58,26 +50,12 @@ class Built:
 
 
 def _build(folder: Path) -> tuple[float, str]:
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "lecturekit.publish", "slides", "--out", str(folder),
-         "--cache", str(NPM_CACHE), "--jobs", "2"],
-        cwd=ROOT, env=guard.child_env(), capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    seconds = time.perf_counter() - start
-    assert done.returncode == 0, (
-        f"make slides failed:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-    )
-    return seconds, done.stdout + done.stderr
+    return run_publish("slides", folder)
 
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory, online_env) -> Built:
-    require_chromium()
-    try:
-        vendor.fetch(NPM_CACHE, env=online_env)
-    except RuntimeError as err:
-        unavailable(str(err))
+    fetch_scripts(online_env)
     folder = tmp_path_factory.mktemp("slides") / "slides"
     seconds, log = _build(folder)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -88,18 +66,8 @@ def built(tmp_path_factory, online_env) -> Built:
 
 @pytest.fixture(scope="session")
 def served(built):
-    handler = functools.partial(_QuietHandler, directory=str(built.folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
+    with serve(built.folder) as url:
+        yield url
 
 
 def test_every_lecture_has_a_deck_built_within_budget(built):
@@ -158,21 +126,7 @@ _SLIDE_FACTS = """() => {
 
 
 def _page(chromium, url: str):
-    context = chromium.new_context(viewport={"width": 1280, "height": 720})
-    seen = {"refused": [], "failed": [], "console": []}
-
-    def route(r):
-        if urlsplit(r.request.url).hostname in ("127.0.0.1", "localhost"):
-            r.continue_()
-        else:
-            seen["refused"].append(r.request.url)
-            r.abort("internetdisconnected")
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("requestfailed", lambda r: seen["failed"].append(f"{r.url}: {r.failure}"))
-    page.on("console", lambda m: seen["console"].append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: seen["console"].append(str(e)))
+    page, seen = offline_page(chromium, (1280, 720))
     page.goto(url, wait_until="load", timeout=60_000)
     page.wait_for_function("window.lkReady === true", timeout=60_000)
     return page, seen
@@ -213,7 +167,7 @@ def test_deck_steps_through_offline_without_errors(stem, built, served, chromium
     assert recall_slides == len(recall.blanks(stem.split("_")[0]))
     math = page.evaluate("document.querySelectorAll('mjx-container').length")
     assert math > 0, "every deck has its key equation"
-    problems += [f"{k}: {v}" for k, v in seen.items() if v]
+    problems += [f"{k}: {v}" for k, v in vars(seen).items() if v]
     if problems:
         OUT.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(OUT / f"{stem}.png"))
@@ -238,7 +192,7 @@ def test_dark_theme_shows_dark_figures(built, served, chromium):
     page.keyboard.press("t")  # T: back to light
     light = page.evaluate("document.documentElement.dataset.theme")
     assert light == "light"
-    assert not any(seen.values()), seen
+    assert not seen, seen
     page.context.close()
 
 
@@ -247,3 +201,17 @@ def test_index_lists_every_deck_and_pdf(built):
     for stem in LECTURES:
         assert f'href="{stem}.html"' in html and f'href="{stem}.pdf"' in html
     assert not re.search(r"(src|href)=\"https?://", html)
+
+
+def test_speaker_view_shows_the_notes_offline(built, served, chromium):
+    stem = LECTURES[3]
+    page, seen = _page(chromium, f"{served}{stem}.html?transition=none#/2")
+    with page.context.expect_page() as opened:
+        page.keyboard.press("s")  # reveal.js's speaker view: current and next slide, notes, timer
+    view = opened.value
+    view.on("console", lambda m: seen.errors.append(m.text) if m.type == "error" else None)
+    view.wait_for_function(
+        "() => (document.querySelector('.speaker-controls-notes') || {innerText: ''})"
+        ".innerText.trim().length > 40", timeout=30_000)  # fmt: skip
+    assert not seen, seen
+    page.context.close()

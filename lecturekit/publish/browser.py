@@ -10,6 +10,8 @@ Public API::
     CHROMIUM_ARGS             # headless, no background networking, no DNS but for this machine
     with launch() as browser: # a playwright Browser (RuntimeError saying what is missing)
         ...
+    with serve(folder) as url: # folder served on http://127.0.0.1:<free port>/, quietly
+        ...
 
 Lecture-independent.
 """
@@ -17,10 +19,14 @@ Lecture-independent.
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import os
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch"]
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "launch", "serve"]
 
 CHROMIUM = os.environ.get("LECTUREKIT_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -49,3 +55,21 @@ def launch() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:  # no line per request
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder: Path | str) -> Iterator[str]:
+    """Serve ``folder`` on 127.0.0.1 (a free port) in a thread; yields its URL, ending in /."""
+    handler = functools.partial(_Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()

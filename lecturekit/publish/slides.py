@@ -451,21 +451,6 @@ def render_figure(job: tuple[str, str, str]) -> str:
     return path
 
 
-def _serve(folder: Path):
-    import functools
-    import http.server
-    import threading
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):  # the build prints its own progress
-            pass
-
-    handler = functools.partial(Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
 _PDF_DATE = re.compile(rb"/(CreationDate|ModDate) \(D:[0-9+\-Z']+\)")
 
 
@@ -479,34 +464,29 @@ def print_pdfs(out: Path | str, stems: Iterable[str]) -> dict[str, int]:
     """Print each deck ``out/<stem>.html`` to ``out/<stem>.pdf`` with headless Chromium (light
     theme, one page per slide, answers of the blanks shown); returns stem -> pages. Requests to
     any host but this machine are refused."""
-    from lecturekit.publish.browser import launch
+    from lecturekit.publish.browser import launch, serve
 
     out = Path(out)
-    server = _serve(out)
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
     pages: dict[str, int] = {}
-    try:
-        with launch() as browser:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.route("**/*", lambda route: route.continue_()
-                       if route.request.url.startswith(base) else route.abort())  # fmt: skip
-            for stem in stems:
-                page.goto(f"{base}{stem}.html?print-pdf&theme=light", wait_until="load")
-                page.wait_for_function(
-                    "window.lkReady === true && document.querySelectorAll('.pdf-page').length"
-                    " === Reveal.getTotalSlides()", timeout=60_000,
-                )  # fmt: skip
-                slides = page.evaluate("Reveal.getTotalSlides()")
-                for _attempt in range(3):  # Chromium has printed a blank page once: retry
-                    data = page.pdf(width="1280px", height="720px", print_background=True,
-                                    prefer_css_page_size=True)  # fmt: skip
-                    pages[stem] = len(re.findall(rb"/Type\s*/Page\b", data))
-                    if pages[stem] == slides:
-                        break
-                    page.wait_for_timeout(500)
-                (out / f"{stem}.pdf").write_bytes(_fixed_pdf(data))
-    finally:
-        server.shutdown()
+    with serve(out) as base, launch() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.route("**/*", lambda route: route.continue_()
+                   if route.request.url.startswith(base) else route.abort())  # fmt: skip
+        for stem in stems:
+            page.goto(f"{base}{stem}.html?print-pdf&theme=light", wait_until="load")
+            page.wait_for_function(
+                "window.lkReady === true && document.querySelectorAll('.pdf-page').length"
+                " === Reveal.getTotalSlides()", timeout=60_000,
+            )  # fmt: skip
+            slides = page.evaluate("Reveal.getTotalSlides()")
+            for _attempt in range(3):  # Chromium has printed a blank page once: retry
+                data = page.pdf(width="1280px", height="720px", print_background=True,
+                                prefer_css_page_size=True)  # fmt: skip
+                pages[stem] = len(re.findall(rb"/Type\s*/Page\b", data))
+                if pages[stem] == slides:
+                    break
+                page.wait_for_timeout(500)
+            (out / f"{stem}.pdf").write_bytes(_fixed_pdf(data))
     return pages
 
 

@@ -31,7 +31,7 @@ def test_lecture_13_inputs_are_the_examples_the_notebook_prints():
 
 def test_lecture_14_prompts_are_the_notebooks():
     nb = read_notebook(ROOT / "notebooks" / "14_gpt_generation.ipynb")
-    call, prose = _source(nb, 41), _source(nb, 40)
+    call, prose = _source(nb, 43), _source(nb, 42)  # after the self-check cells (3, 4)
     assert 'generation_widget(gpt, tokenizer, prompt="my dog", eos_id=END_OF_TEXT)' in call
     first, *others = lecture_14.WIDGET_PROMPTS
     assert first == "my dog" and all(f'"{p}"' in prose for p in others)
@@ -44,12 +44,12 @@ def test_lecture_15_sentences_and_tokenizer_are_the_notebooks():
     from lecturekit.viz.objectives import T5_SENTENCE
 
     nb = read_notebook(ROOT / "notebooks" / "15_pretraining_objectives.ipynb")
-    cell = _source(nb, 39)
+    cell = _source(nb, 41)
     assert "objective_widget(sentences, tokenizer=tokenizer)" in cell
     t5 = " ".join(T5_SENTENCE)
     for sentence in lecture_15.WIDGET_SENTENCES:
         assert sentence == t5 or f'"{sentence}"' in cell
-    assert 'permutation_widget("new york is a city")' in _source(nb, 40)
+    assert 'permutation_widget("new york is a city")' in _source(nb, 42)
     assert "tokenizer = data.tokenizer" in _source(nb, 2)
     theirs, ours = default_data().tokenizer, load_tokenizer("bert_tiny")
     assert ours.vocab == theirs.vocab
