@@ -144,30 +144,31 @@ BLANKS: tuple[Blank, ...] = (
     Blank("07.r2", "Output symbol generation, method #1: _____ decoding (output the word with the "
           "highest probability).", ("greedy",), "Take the best word now, never look back.",
           YOON, "Output symbol generation"),
-    Blank("07.r3", "Method #2: _____ search (hyperparameters: beam size k, top beams t).",
+    Blank("07.r3", "Method #2: _____ search (hyperparameters: k, the partial translations kept "
+          "at each step, and t, how many are returned).",
           ("beam",), "Keep the k best partial translations at each step.",
           YOON, "Output symbol generation"),
     # 08a: BERT's input and pre-training
     Blank("08a.r1", "BERT can pre-train deep _____ representations from unlabeled text.",
           ("bidirectional", "bi-directional"), "Left and right context, in all layers.",
           YOON, "BERT"),
-    Blank("08a.r2", "What is there to learn if the whole sentence is available? _____ some of the "
-          "words in the input.", ("mask", "masking", "hide", "mask out"),
-          "Replace them by a special token, then predict them.", WU, "BERT"),
-    Blank("08a.r3", "Masked LM: mask out k % of the input words, then predict them; we always "
+    Blank("08a.r2", "Masked LM: mask out k % of the input words, then predict them; we always "
           "use k = _____.", ("15", "15%", "15 %", "fifteen", "15 percent"),
           "Between 10 and 20 per cent.", YAO, "Masked language model"),
-    Blank("08a.r4", "The model predicts the original value of the masked words from the context "
+    Blank("08a.r3", "The model predicts the original value of the masked words from the context "
           "provided by the other, _____ words.",
           ("non-masked", "unmasked", "not masked", "visible", "nonmasked"),
           "The words BERT can still see.", YOON, "Masked LM"),
-    Blank("08a.r5", "Input for next-sentence prediction: a _____ embedding (to indicate each "
+    Blank("08a.r4", "Input for next-sentence prediction: a _____ embedding (to indicate each "
           "sentence) is added to each token.", ("segment", "sentence", "token type", "token-type"),
           "A for the first sentence, B for the second.", YOON, "Next sentence prediction"),
     # 08b: what BERT learned
-    Blank("08b.r1", "Next-sentence prediction: the model learns to predict if the second sentence "
+    Blank("08b.r1", "BERT's second pre-training task: given two sentences, predict if the second "
           "is the _____ sentence in the original document.", ("next", "subsequent", "following"),
           "50 % of the pairs are, 50 % are random.", YOON, "Next sentence prediction"),
+    Blank("08b.r2", "What is there to learn if the whole sentence is available? _____ some of the "
+          "words in the input.", ("mask", "masking", "hide", "mask out"),
+          "Replace them by a special token, then predict them.", WU, "BERT"),
     # 10: the full Transformer
     Blank("10.r1", "Word embedding only happens in the _____-most encoder.",
           ("bottom", "lowest", "first", "lower"),

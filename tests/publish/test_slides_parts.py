@@ -67,14 +67,18 @@ def test_a_deck_follows_its_tags_in_notebook_order():
     assert deck.figures == [FIGURE]
 
 
-def test_recall_slides_reveal_each_blank_on_a_click():
-    made = slides._recall_slides("08a")
+def test_recall_slides_reveal_each_blank_on_a_click(monkeypatch):
+    made = slides._recall_slides("03")
     body = "".join(s.body for s in made)
-    assert body.count('class="fragment lk-answer"') == len(recall.blanks("08a")) == 5
-    assert len(made) == 2 and all(s.body.count("<li") <= 4 for s in made)
-    for b in recall.blanks("08a"):
+    assert body.count('class="fragment lk-answer"') == len(recall.blanks("03")) == 4
+    assert len(made) == 1
+    for b in recall.blanks("03"):
         assert f'data-blank="{b.id}"' in body and b.id in "".join(s.notes for s in made)
     assert slides._recall_slides("09") == []
+    five = recall.blanks("03") + recall.blanks("04")  # more than four: two slides, 3 + 2
+    monkeypatch.setattr(recall, "blanks", lambda lecture: five)
+    made = slides._recall_slides("03")
+    assert [s.body.count("<li") for s in made] == [3, 2] and "(2/2)" in made[1].title
 
 
 def test_every_lecture_notebook_makes_a_deck():
