@@ -145,7 +145,7 @@ def test_every_page_reads_offline_without_errors(site, browser):
 
 def test_search_finds_a_lecture_07_term(site, browser):
     page, seen = _page(browser, site)
-    page.goto(f"{site.url}search.html?q={SEARCH_TERM}", wait_until="networkidle")
+    page.goto(f"{site.url}search.html?q={SEARCH_TERM}", wait_until="networkidle", timeout=120_000)
     link = page.locator(f'#search-results a[href*="{SEARCH_PAGE}"]')
     link.first.wait_for(timeout=60_000)
     assert not seen.refused and not seen.failed and not seen.errors, seen
@@ -181,7 +181,7 @@ def test_every_widget_plays_without_a_kernel(site, browser):
         if "lk-player" not in (site.folder / name).read_text(encoding="utf-8"):
             continue
         page, seen = _page(browser, site)
-        page.goto(site.url + name, wait_until="networkidle")
+        page.goto(site.url + name, wait_until="networkidle", timeout=120_000)
         n = page.evaluate(_PLAYERS)
         total += n
         changed_here = False
@@ -251,7 +251,9 @@ BERTVIZ_PAGE = "08b_bert_what_it_learned.html"
 def test_bertviz_draws_from_the_site_or_falls_back(site, browser, scripts):
     block = "/_static/vendor/d3-5.7.0/" if scripts == "failing" else None
     page, seen = _page(browser, site, block=block)
-    page.goto(site.url + BERTVIZ_PAGE, wait_until="networkidle")
+    # "load" (iframes included), then the views' own drawing: "networkidle" waited out its 30 s
+    # once in CI on a busy machine
+    page.goto(site.url + BERTVIZ_PAGE, wait_until="load", timeout=120_000)
     page.locator("iframe").first.wait_for(timeout=60_000)
     frames = [f for f in page.frames if f != page.main_frame]
     assert len(frames) == 2, f"{len(frames)} bertviz frames on the page (head and model view)"
@@ -276,9 +278,9 @@ def test_bertviz_draws_from_the_site_or_falls_back(site, browser, scripts):
 
 def test_dark_theme_switches(site, browser):
     page, seen = _page(browser, site)
-    page.goto(site.url + "03_self_attention.html", wait_until="networkidle")
+    page.goto(site.url + "03_self_attention.html", wait_until="networkidle", timeout=120_000)
     page.evaluate("() => { localStorage.setItem('mode', 'dark'); }")
-    page.reload(wait_until="networkidle")
+    page.reload(wait_until="networkidle", timeout=120_000)
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     _shot(page, "dark-03")
     assert not seen.refused and not seen.failed and not seen.errors, seen
