@@ -468,6 +468,17 @@ def print_pdfs(out: Path | str, stems: Iterable[str]) -> dict[str, int]:
 
     out = Path(out)
     pages: dict[str, int] = {}
+    try:
+        _print(out, list(stems), pages, launch, serve)
+    except Exception as err:  # playwright's errors (a timeout, a crashed browser): one message
+        if isinstance(err, RuntimeError):
+            raise
+        raise RuntimeError(f"printing the PDFs in Chromium failed: {type(err).__name__}: "
+                           f"{str(err).splitlines()[0] if str(err) else ''}") from None  # fmt: skip
+    return pages
+
+
+def _print(out: Path, stems: list[str], pages: dict[str, int], launch, serve) -> None:
     with serve(out) as base, launch() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.route("**/*", lambda route: route.continue_()
@@ -487,7 +498,6 @@ def print_pdfs(out: Path | str, stems: Iterable[str]) -> dict[str, int]:
                     break
                 page.wait_for_timeout(500)
             (out / f"{stem}.pdf").write_bytes(_fixed_pdf(data))
-    return pages
 
 
 def build_slides(

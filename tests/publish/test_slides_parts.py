@@ -150,3 +150,16 @@ def test_cli_refuses_bad_arguments(tmp_path, capsys):
     empty = tmp_path / "cache"
     assert main(["slides", "--out", str(tmp_path / "s"), "--cache", str(empty), "--no-pdf"]) == 1
     assert "vendor fetches them" in capsys.readouterr().err
+
+
+def test_a_browser_failure_is_one_clear_message(monkeypatch, tmp_path):
+    class Crashed(Exception):  # what playwright raises: not a RuntimeError
+        pass
+
+    def launch():
+        raise Crashed("Target page, context or browser has been closed\nmore detail")
+
+    monkeypatch.setattr("lecturekit.publish.browser.launch", launch)
+    with pytest.raises(RuntimeError, match=r"printing the PDFs in Chromium failed: Crashed: "
+                       r"Target page, context or browser has been closed$"):  # fmt: skip
+        slides.print_pdfs(tmp_path, ["03_self_attention"])
