@@ -198,9 +198,10 @@ def _loss(model: nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
 
 def _schedule(steps: int):
     warm = max(1, round(FINETUNING["warmup"] * steps))
+    decay = max(1, steps - warm)  # a run all warm-up (1 step) decays over nothing: no 0 / 0
 
     def factor(step: int) -> float:
-        return (step + 1) / warm if step < warm else max(0.0, (steps - step) / (steps - warm))
+        return (step + 1) / warm if step < warm else max(0.0, (steps - step) / decay)
 
     return factor
 

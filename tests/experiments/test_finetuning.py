@@ -81,6 +81,21 @@ def test_run_trains_the_right_weights_and_scores(bert, tokenizer, tasks, name):
     assert again.test == tuned.test and again.dev == tuned.dev  # deterministic
 
 
+@pytest.mark.parametrize("steps", [1, 2, 10, 100])
+def test_schedule_warms_up_then_decays_to_zero(steps):
+    factor = ft._schedule(steps)
+    values = [factor(step) for step in range(steps + 1)]  # LambdaLR also asks after the last step
+    peak = values.index(max(values))
+    assert max(values) == 1.0 and values[-1] == 0.0
+    assert values[: peak + 1] == sorted(values[: peak + 1])  # up during warm-up
+    assert values[peak:] == sorted(values[peak:], reverse=True)  # then down
+
+
+def test_a_one_step_run_trains(bert, tokenizer, tasks):
+    result = ft.run(tasks["topic"], "fine-tuned", 20, bert, tokenizer, seed=1, steps=1)
+    assert result.steps == 1 and 0.0 <= result.test <= 1.0
+
+
 def test_train_steps():
     assert ft.train_steps(50) == ft.FINETUNING["min_steps"]
     assert ft.train_steps(4000) == ft.FINETUNING["epochs"] * 250
