@@ -151,7 +151,7 @@ register(
             "the number of answers; BERT-base has D = 768.",
         ),
         expected=Expected("floats", ("a9608aa054b826d1fe99", "db5b43f6713189354c6f"), 0),
-        correct="{answer}: a few hundred new weights on top of 142,148 (or 110 M) pre-trained "
+        correct="{answer}: a few hundred new weights on top of 137,280 (or 110 M) pre-trained "
         "ones: fine-tuning adapts what is there rather than learning from nothing",
     )
 )
