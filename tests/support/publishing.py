@@ -28,13 +28,13 @@ def fetch_scripts(online_env: dict[str, str]) -> None:
         unavailable(str(err))
 
 
-def run_publish(command: str, out: Path) -> tuple[float, str]:
-    """``python -m lecturekit.publish <command> --out <out>`` offline; (seconds, its output).
-    A failed build fails the test with the end of its output."""
+def run_publish(command: str, out: Path, *extra: str) -> tuple[float, str]:
+    """``python -m lecturekit.publish <command> --out <out> <extra>`` offline; (seconds, its
+    output). A failed build fails the test with the end of its output."""
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-m", "lecturekit.publish", command, "--out", str(out),
-         "--cache", str(NPM_CACHE), "--jobs", "2"],
+         "--cache", str(NPM_CACHE), "--jobs", "2", *extra],
         cwd=ROOT, env=guard.child_env(), capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     seconds = time.perf_counter() - start
