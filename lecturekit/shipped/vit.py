@@ -5,6 +5,7 @@ Public API::
     history = train_classifier(model, data, epochs=40, ...)   # AdamW, warm-up + cosine, augment
     accuracy(model, images, labels)                           # share of correct predictions
     model, history = train_vit("vit_digits", data=None)       # a shipped model's recipe, seeded
+    history = shipped_history("vit_digits")                   # what training it measured
     #   both take device="cpu" (cuda, cuda:N, mps: trained there, the model left on the CPU)
     model = load_shipped("vit_digits")                        # lecturekit.shipped (hash-checked)
     MODELS                                                    # name -> train_classifier settings
@@ -14,6 +15,10 @@ The shipped models (``data/<name>.safetensors``; notebook 09 trains the same rec
     vit_digits        ViTConfig.tiny(), the recipe of notebook 09 section 5 (centred digits)
     vit_digits_moved  the same ViT trained 15 epochs on digits all moved by up to 2 pixels
                       (notebook 09 section 6: its position embeddings show the 2-D layout)
+
+Each checkpoint records its recipe and what its training measured: the mean loss and the test
+accuracy after every epoch, the seconds it took, and the thread count (``shipped_history``), so
+notebook 09 can draw the training curves of the model it loads.
 
 Command line (regenerates them and their MANIFEST lines)::
 
@@ -43,7 +48,7 @@ from lecturekit.datasets.digits import (
 )
 from lecturekit.models.vit import ViT, ViTConfig
 from lecturekit.shipped.cli import parse_args
-from lecturekit.shipped.store import save_shipped
+from lecturekit.shipped.store import save_shipped, shipped_info
 from lecturekit.training import History, fit
 from lecturekit.utils.checks import (
     check_device,
@@ -56,7 +61,15 @@ from lecturekit.utils.checks import (
     did_you_mean,
 )
 
-__all__ = ["accuracy", "train_classifier", "MODELS", "train_vit", "recipe", "main"]
+__all__ = [
+    "accuracy",
+    "train_classifier",
+    "MODELS",
+    "train_vit",
+    "recipe",
+    "shipped_history",
+    "main",
+]
 
 # name -> the train_classifier settings of a shipped model (the rest are its defaults)
 MODELS: dict[str, dict[str, object]] = {
@@ -227,8 +240,9 @@ def train_vit(
     settings = MODELS[name]
     torch.manual_seed(settings["seed"])
     model = ViT(ViTConfig.tiny())
-    history = train_classifier(model, data, eval_every_epoch=False, progress=progress, desc=name,
-                               device=device, **settings)  # fmt: skip
+    # evaluated after every epoch (the checkpoint records the curve; training is unchanged)
+    history = train_classifier(model, data, progress=progress, desc=name, device=device,
+                               **settings)  # fmt: skip
     return model, history
 
 
@@ -246,13 +260,30 @@ def recipe(name: str) -> dict[str, object]:
             **defaults, **MODELS[name]}  # fmt: skip
 
 
+def shipped_history(name: str) -> History:
+    """What the training of shipped model ``name`` measured (recorded in its checkpoint): the
+    mean loss and the test accuracy after every epoch, and its seconds (``step_loss`` is not
+    kept).
+
+    Lecture 09.
+    """
+    _check_name(name)
+    recorded = shipped_info(name).training["history"]
+    return History(loss=list(recorded["loss"]), eval=list(recorded["test_accuracy"]),
+                   seconds=float(recorded["seconds"]))  # fmt: skip
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Regenerate the shipped ViT checkpoints (seconds each on one CPU thread)."""
     args = parse_args("lecturekit.shipped.vit", "Train lecture 09's ViTs.", argv, models=MODELS)
     data = load_digits_data()
     for name in args.models:
         model, history = train_vit(name, data, device=args.device)
-        path = save_shipped(model, name, training=recipe(name), data_dir=args.data_dir)
+        measured = {"loss": history.loss, "test_accuracy": history.eval,
+                    "seconds": round(history.seconds, 1), "threads": torch.get_num_threads(),
+                    "device": str(args.device)}  # fmt: skip
+        training = {**recipe(name), "history": measured}
+        path = save_shipped(model, name, training=training, data_dir=args.data_dir)
         print(f"{name}: {history.seconds:.1f} s, test accuracy {history.eval[-1]:.4f} "
               f"({len(data.test_labels)} digits) -> {path.name}")  # fmt: skip
     return 0

@@ -17,9 +17,10 @@ def test_notebook_09a_browsed_scenes_are_made_alone():
 
 
 def test_notebook_09_vit_is_the_shipped_recipe():
-    """Notebook 09 cell 22 trains ``ViT(ViTConfig.tiny())`` (after ``torch.manual_seed(0)``)
-    with ``train_classifier(vit, data, epochs=40, seed=0)``; the rebuild loads
-    ``vit_digits``, which ``lecturekit.shipped.vit`` trains with exactly these settings."""
+    """Notebook 09 cell 22, with RETRAIN, trains ``ViT(ViTConfig.tiny())`` (after
+    ``torch.manual_seed(0)``) with ``train_classifier(vit, data, epochs=40, seed=0)``; the
+    notebook and the rebuild load ``vit_digits``, which ``lecturekit.shipped.vit`` trains with
+    exactly these settings."""
     import inspect
 
     from lecturekit.shipped import shipped_info

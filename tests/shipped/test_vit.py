@@ -13,7 +13,15 @@ from lecturekit.patches import (
     position_similarity,
 )
 from lecturekit.shipped import load_shipped, shipped_info
-from lecturekit.shipped.vit import MODELS, accuracy, main, recipe, train_classifier, train_vit
+from lecturekit.shipped.vit import (
+    MODELS,
+    accuracy,
+    main,
+    recipe,
+    shipped_history,
+    train_classifier,
+    train_vit,
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +43,22 @@ def _falloff(pos_embed, grid=(4, 4)):
     return mean(0, 1) - mean(0, 3), mean(1, 0) - mean(3, 0)
 
 
-def test_each_checkpoint_records_its_recipe():
+def test_each_checkpoint_records_its_recipe_and_training_curves():
     for name in MODELS:
-        assert shipped_info(name).training == recipe(name)
+        training = dict(shipped_info(name).training)
+        measured = training.pop("history")
+        assert training == recipe(name)
+        history = shipped_history(name)
+        epochs = MODELS[name]["epochs"]
+        assert len(history.loss) == len(history.eval) == epochs, name
+        assert history.eval == measured["test_accuracy"] and measured["threads"] == 1
+        assert history.loss[-1] < history.loss[0] and 0 < history.seconds < 600
+    assert shipped_history("vit_digits").eval[-1] >= 0.97
+
+
+def test_shipped_history_refuses_an_unknown_name():
+    with pytest.raises(ValueError, match=r"name='vit_base' is not one of \['vit_digits'"):
+        shipped_history("vit_base")
     moved = recipe("vit_digits_moved")
     assert (moved["epochs"], moved["max_shift"], moved["augment_prob"]) == (15, 2, 1.0)
     assert recipe("vit_digits")["epochs"] == 40 and recipe("vit_digits")["weight_decay"] == 0.05
