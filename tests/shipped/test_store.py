@@ -249,3 +249,25 @@ def test_an_installed_package_is_not_a_place_to_write(monkeypatch, tmp_path):
     assert path.parent == tmp_path and "toy.safetensors" in store.read_manifest(tmp_path)
     assert "reinstall lecturekit" in store._restore(store.DATA_DIR)
     assert "restore it from git" in store._restore(tmp_path)
+
+
+def test_data_readme_has_a_row_for_every_checkpoint_with_its_command():
+    """data/README.md's table: one row per shipped checkpoint (no more), each with the command
+    that regenerates it and the vocabulary row naming exactly the checkpoints that carry one."""
+    import re
+
+    text = (ROOT / "data" / "README.md").read_text()
+    rows = re.findall(r"^\| `([a-z0-9_]+)` \| (.+) \| `python -m (lecturekit\.shipped\.\w+)"
+                      r"(?: --models ([a-z0-9_ ]+))?` \|$", text, re.M)  # fmt: skip
+    named = [name for name, *_ in rows]
+    assert sorted(named) == sorted(SHIPPED), "a row per checkpoint in data/README.md"
+    for name, _, module, models in rows:  # no --models: the module makes that one model
+        assert not models or name in models.split(), f"{name}: its command makes another model"
+        assert importlib.util.find_spec(module) is not None, f"{name}: no module {module}"
+    vocab_row = re.search(r"^\| `vocab` \| (.+) \|$", text, re.M).group(1)
+    listed = set(re.findall(r"`([a-z0-9_]+)(\*?)`", vocab_row))
+    with_vocab = {n for n in SHIPPED if shipped_info(n).has_tokenizer}
+    covered = {
+        n for n in SHIPPED if any(n == s or (star and n.startswith(s)) for s, star in listed)
+    }
+    assert covered == with_vocab, "the vocab row names the checkpoints with a tokenizer"
