@@ -5,13 +5,15 @@ Public API::
     set_seed(seed)                                    # torch, random, numpy
     history = fit(model, make_batches, loss_fn, epochs=5, optimizer=None, lr=1e-3,
                   schedule=None, lr_decay=1.0, clip=1.0, seed=0, generator=None,
-                  eval_fn=None, eval_every_epoch=True, progress=True, device=None)
+                  eval_fn=None, eval_every_epoch=True, progress=True, device=None,
+                  max_steps=None)
     #   make_batches(epoch, generator) -> iterable of batches (shuffled with the generator)
     #   loss_fn(model, batch) -> scalar loss tensor;  eval_fn(model) -> float
     history.loss       # mean training loss per epoch (mean over its batches)
     history.step_loss  # the loss of every optimizer step
     history.eval       # eval_fn after each epoch (or after the last one)
     history.seconds    # wall time
+    # max_steps=N stops after N optimizer steps in all (the epoch in progress ends there)
     batch = to_device(batch, device)                  # tensors in dicts, tuples, dataclasses
 
 With ``device`` (cpu, cuda, cuda:N or mps; ``lecturekit.utils.checks.check_device`` checks
@@ -115,6 +117,7 @@ def fit(
     progress: bool = True,
     desc: str = "training",
     device: torch.device | str | None = None,
+    max_steps: int | None = None,
 ) -> History:
     """Train ``model`` for ``epochs`` passes over ``make_batches``; deterministic for a given seed
     and thread count.
@@ -143,6 +146,11 @@ def fit(
         device: where the optimizer steps run (cpu, cuda, cuda:N or mps; ``check_device``):
             the model and every batch (``to_device``) are moved there; ``eval_fn`` gets the
             model on the CPU, and the model is returned on the CPU. None: nothing is moved.
+        max_steps: stop after this many optimizer steps in all (None: every batch of every
+            epoch). The epoch in progress ends there: its loss is the mean of its steps, and it
+            is evaluated (if ``eval_fn``) as the last epoch. The first ``max_steps`` steps are
+            exactly those of the full run (lecture 10 compares them with a loop written in the
+            notebook).
 
     Returns:
         History(loss, step_loss, eval, seconds).
@@ -187,6 +195,8 @@ def fit(
         check_range("clip", clip, 0, low_open=True)
     if device is not None:
         device = check_device("device", device)
+    if max_steps is not None:
+        check_positive_int("max_steps", max_steps)
     if seed is not None:
         set_seed(seed)
     if generator is None:
@@ -206,7 +216,13 @@ def fit(
 
         bar = tqdm(total=epochs, desc=desc)
     cpu = torch.device("cpu")
+
+    def done(history: History) -> bool:  # max_steps optimizer steps taken
+        return max_steps is not None and len(history.step_loss) >= max_steps
+
     for epoch in range(epochs):
+        if done(history):
+            break
         if device is not None:
             model.to(device)  # in place: the optimizer keeps the same parameters
         model.train()
@@ -223,12 +239,15 @@ def fit(
             if per_step is not None:
                 per_step.step()
             history.step_loss.append(loss.item())
+            if done(history):
+                break
         steps = history.step_loss[first:]
+        last = epoch == epochs - 1 or done(history)
         history.loss.append(sum(steps) / max(len(steps), 1))
         if per_epoch is not None:
             per_epoch.step()
         model.eval()
-        if eval_fn is not None and (eval_every_epoch or epoch == epochs - 1):
+        if eval_fn is not None and (eval_every_epoch or last):
             if device is not None:
                 model.to(cpu)  # the package's evaluation code makes its tensors on the CPU
             history.eval.append(_check_eval(eval_fn(model)))

@@ -54,6 +54,21 @@ def test_eval_after_every_epoch_or_only_the_last():
     assert history.eval == [7.0]
 
 
+def test_max_steps_stops_the_run_and_keeps_its_first_steps():
+    _, full = _train(lr=0.1, clip=None)  # 3 epochs of 4 steps
+    evaluated = []
+    _, part = _train(lr=0.1, clip=None, max_steps=6, eval_fn=lambda m: evaluated.append(1) or 1.0)
+    assert part.step_loss == full.step_loss[:6]  # the same first steps, bit for bit
+    assert len(part.loss) == 2 and part.loss[1] == pytest.approx(sum(part.step_loss[4:]) / 2)
+    assert len(evaluated) == 2  # the cut epoch is evaluated as the last one
+    _, once = _train(lr=0.1, max_steps=6, eval_fn=lambda m: 1.0, eval_every_epoch=False)
+    assert once.eval == [1.0]
+    _, beyond = _train(lr=0.1, clip=None, max_steps=100)
+    assert beyond.step_loss == full.step_loss  # more steps than the epochs hold: all of them
+    with pytest.raises(ValueError, match="max_steps"):
+        _train(max_steps=0)
+
+
 def test_schedules_set_the_learning_rate():
     seen = []
 

@@ -152,6 +152,8 @@ class LengthAccuracy:
     bin_starts: tuple[int, ...]
     counts: tuple[int, ...]  # sentences per bin
     exact_match: tuple[float, ...]  # fraction translated exactly (nan for an empty bin)
+    # (N,) bool in the order of the pairs, what ``exact_match`` returns (None: not kept)
+    correct: torch.Tensor | None = None
 
 
 def exact_match_by_length(
@@ -170,7 +172,8 @@ def exact_match_by_length(
         bin_starts: increasing first lengths of the bins.
 
     Returns:
-        LengthAccuracy(labels, bin_starts, counts, exact_match).
+        LengthAccuracy(labels, bin_starts, counts, exact_match, correct): ``correct`` is
+        ``exact_match(model, pairs, data)``, computed once with the bins.
 
     Lecture 01; the bottleneck curve of Bahdanau et al. 2015 Figure 2.
     """
@@ -200,7 +203,7 @@ def exact_match_by_length(
         correct[bin_of == b].float().mean().item() if counts[b] else math.nan
         for b in range(len(starts))
     )
-    return LengthAccuracy(labels, starts, counts, accuracy)
+    return LengthAccuracy(labels, starts, counts, accuracy, correct)
 
 
 @dataclass(frozen=True)

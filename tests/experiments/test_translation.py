@@ -3,6 +3,7 @@
 import math
 
 import pytest
+import torch
 
 from lecturekit.experiments.translation import exact_match_by_length
 
@@ -31,6 +32,7 @@ def test_exact_match_by_length_agrees_with_exact_match(translation):
         members = [i for i, p in enumerate(pairs) if lo <= len(p.src) < hi]
         assert result.counts[b] == len(members)
         assert result.exact_match[b] == pytest.approx(ok[members].float().mean().item())
+    assert torch.equal(result.correct, ok)  # kept, in the order of the pairs
 
 
 def test_exact_match_by_length_bad_input(translation):

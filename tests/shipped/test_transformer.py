@@ -101,6 +101,17 @@ def test_training_is_deterministic_and_learns():
         train_transformer(small, config, label_smoothing=1.0, **kwargs)
 
 
+def test_max_steps_gives_the_first_steps_of_the_full_run_without_evaluation():
+    small = make_translation_data(n_train=256, n_valid=16, n_test=16, seed=3, max_clauses=1)
+    config = default_config(small, d_model=32, d_ff=64, num_layers=1)
+    kwargs = {"batch_size": 32, "warmup": 10, "progress": False}
+    _, full = train_transformer(small, config, epochs=2, **kwargs)
+    _, part = train_transformer(small, config, epochs=2, max_steps=5, eval_pairs=[], **kwargs)
+    assert part.step_loss == full.step_loss[:5] and part.eval == []
+    with pytest.raises(ValueError, match="max_steps"):
+        train_transformer(small, config, max_steps=0, **kwargs)
+
+
 def test_shipped_budget_and_command_line_checks():
     assert TRAINING["label_smoothing"] == 0.1 and TRAINING["batch_size"] == 64
     assert math.isfinite(TRAINING["lr"])
