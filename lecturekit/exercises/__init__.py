@@ -13,7 +13,8 @@ Public API::
 
 Expected values are stored as salted hashes or computed by a checker (``core``); the worked
 solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each lecture's
-exercises are registered by its module (``lecture_00`` ... ``lecture_15``) on import.
+exercises are registered by its module (``lecture_00`` ... ``lecture_15``, ``lecture_10b``)
+on import.
 Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli``).
 """
 
@@ -31,6 +32,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_09,
     lecture_09a,
     lecture_10,
+    lecture_10b,
     lecture_11,
     lecture_11b,
     lecture_12,
