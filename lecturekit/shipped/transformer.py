@@ -176,6 +176,9 @@ def train_transformer(
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=tuple(RECIPE["betas"]),
                                  eps=RECIPE["eps"])  # fmt: skip
 
+    def evaluate(m: Transformer) -> float:
+        return exact_match(m, eval_pairs, data).float().mean().item()
+
     def make_batches(epoch: int, generator: torch.Generator):
         return batches(data.train, data.src_vocab, data.tgt_vocab, batch_size, generator)
 
@@ -189,8 +192,7 @@ def train_transformer(
         clip=RECIPE["clip"],
         seed=None,  # keep the random state the initialisation left
         generator=torch.Generator().manual_seed(seed),
-        eval_fn=(lambda m: exact_match(m, eval_pairs, data).float().mean().item())
-        if len(eval_pairs) else None,
+        eval_fn=evaluate if len(eval_pairs) else None,
         progress=progress,
         desc="transformer",
         device=device,
