@@ -55,7 +55,7 @@ def test_notebook_checks_every_exercise_without_its_answer(path):
     for exercise_id, name, cell in used:
         source = _source(cell)
         asserted = re.findall(rf"^{name} = (.*)$", source, re.M)
-        defined = re.search(rf"^def {name}\(.*?(?=^\S|\Z)", source, re.M | re.S)
+        defined = re.search(rf"^(?:def {name}\(|class {name}\b).*?(?=^\S|\Z)", source, re.M | re.S)
         assert asserted or defined, f"{exercise_id}: the cell defines {name}"
         for value in asserted:  # the starting answer is None: the student writes it
             assert value.split("#")[0].strip() == "None", f"{exercise_id}: {name} = {value}"
