@@ -1,10 +1,10 @@
 """Lecture 10's exercises: the full Transformer, translating.
 
-10.1 the size of a base decoder layer (hashed), 10.2 the decoder's mask, counted (hashed),
-10.3 write the shifted decoder input and target yourself (code: run against lecturekit's
-``collate`` on batches of the test set), 10.4 warm-up and decay (hashed), 10.5 train the
-notebook's Transformer without the causal mask (the trained model passed in: it must see the
-future, and its teacher-forced accuracy and greedy exact match are measured here).
+10.1 the size of a base decoder layer (hashed), 10.2 write the shifted decoder input and
+target yourself (code: run against lecturekit's ``collate`` on batches of the test set), 10.3
+warm-up and decay (hashed), 10.4 train the notebook's Transformer without the causal mask (the
+trained model passed in: it must see the future; its teacher-forced accuracy and greedy exact
+match are measured here).
 """
 
 from __future__ import annotations
@@ -43,25 +43,8 @@ register(
     )
 )
 
-register(
-    Exercise(
-        "10.2",
-        "the decoder's mask, counted",
-        hints=(
-            "Count row by row: row t may see the keys 0 .. t (causal) that are real tokens "
-            "(padding).",
-            "The rows of the two <pad> queries are not empty: they still see the real keys "
-            "before them.",
-        ),
-        expected=Expected("int", ("6912d93e069dfe8bdc80",)),
-        correct="{answer} True entries: rows 0-3 see 1, 2, 3, 4 keys, and the two padded rows "
-        "see the 4 real ones (their outputs are ignored by the loss)",
-    )
-)
-
-
 @exercise(
-    "10.3",
+    "10.2",
     "the shifted decoder input and target",
     hints=(
         "Both are (B, T) with T = the longest target + 1, filled with PAD first; tgt_in starts "
@@ -96,13 +79,13 @@ def _shift(answer: object) -> str:
 
 register(
     Exercise(
-        "10.4",
+        "10.3",
         "warm-up and decay",
         hints=(
             "After warm-up, lr = peak * sqrt(warmup / step) (section 5).",
             "Solve sqrt(warmup / step) = 1/2 for step, with warmup = TRAINING['warmup'].",
         ),
-        expected=Expected("int", ("a387f3167dd2edeafbb0",)),
+        expected=Expected("int", ("29b48720ee62f1822e29",)),
         correct="step {answer}: the rate halves when the step quadruples from the end of "
         "warm-up; the shipped training stops just before it",
     )
@@ -110,7 +93,7 @@ register(
 
 
 @exercise(
-    "10.5",
+    "10.4",
     "train it without the causal mask",
     hints=(
         "Copy Transformer.decode into the subclass and change one line, the mask: keep the "
@@ -125,7 +108,7 @@ def _peeking(answer: object, *, model: object) -> str:
     from lecturekit.datasets.translation import collate, default_data
 
     if model is None:
-        raise NotYet("pass the trained model too: check('10.5', answer, model=peeking)")
+        raise NotYet("pass the trained model too: check('10.4', answer, model=peeking)")
     if not isinstance(model, nn.Module):
         raise NotYet(f"model must be your trained PeekingTransformer, got {type(model).__name__}")
     try:

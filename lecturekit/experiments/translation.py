@@ -16,6 +16,9 @@ Public API::
     #   err.num_search_errors, err.num_model_errors
     cmp = paired_comparison(ok_a, ok_b, num_resamples=10_000, seed=0)  # same items, (N,) bool
     #   cmp.only_a, cmp.only_b, cmp.difference, cmp.interval (paired bootstrap), cmp.p_value
+    al = alignment_accuracy(model, pairs, data)         # teacher-forced cross-attention vs the
+    #   true alignment: al.accuracy (L, H + 1) per layer, head and mean of heads; al.offsets
+    #   (L, H, 11) counts of argmax - true source position; al.words
 
 Lectures 01, 02, 07 and 10; Bahdanau et al. 2015 Figure 2.
 """
@@ -51,6 +54,8 @@ __all__ = [
     "classify_errors",
     "PairedComparison",
     "paired_comparison",
+    "AlignmentAccuracy",
+    "alignment_accuracy",
 ]
 
 
@@ -386,3 +391,90 @@ def paired_comparison(
     difference = (only_a - only_b) / n
     return PairedComparison(n, both, only_a, only_b, neither, difference, (low, high),
                             confidence, p_value)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AlignmentAccuracy:
+    """How often a model's cross-attention puts its largest weight on the true source word.
+
+    Attributes:
+        accuracy: (L, H + 1): for each layer, each head and then the mean of the heads, the
+            share of target words whose most attended source word is the one they translate.
+            An RNN has one map: (1, 2), its map twice.
+        offsets: (L, H, 2 * max_offset + 1) counts of (most attended - true source position),
+            clamped to -max_offset .. max_offset: where a head looks instead.
+        words: the number of target words counted (those with a true source word).
+
+    Lecture 10.
+    """
+
+    accuracy: torch.Tensor
+    offsets: torch.Tensor
+    words: int
+
+
+def alignment_accuracy(
+    model: nn.Module,
+    pairs: Sequence[Pair],
+    data: TranslationData,
+    *,
+    batch_size: int = 100,
+    max_offset: int = 5,
+) -> AlignmentAccuracy:
+    """Teacher-forced cross-attention of ``model`` on ``pairs``, against the true alignment.
+
+    Args:
+        model: the Transformer (every decoder layer's cross-attention, every head) or an RNN
+            encoder-decoder with attention (``Seq2Seq``: its one map); put in eval mode.
+        pairs: ``Pair`` s with their alignments (``p.align``: the source position each target
+            word translates, -1 for none), e.g. ``default_data().test[:500]``.
+        data: the ``TranslationData`` holding the vocabularies.
+        batch_size: pairs per forward pass; max_offset: the clamp of ``offsets``.
+
+    Returns:
+        AlignmentAccuracy(accuracy, offsets, words).
+
+    Lecture 10 (and 01: the RNN's alignment).
+    """
+    from lecturekit.models.transformer import Transformer
+
+    _check_model(model, data)
+    pairs = _check_pairs(pairs)
+    if not pairs:
+        raise ValueError("pairs is empty: expected at least one sentence pair")
+    check_positive_int("batch_size", batch_size)
+    check_positive_int("max_offset", max_offset)
+    model.eval()
+    hits = offsets = None
+    words = 0
+    for start in range(0, len(pairs), batch_size):  # in chunks: all maps at once are large
+        chunk = pairs[start : start + batch_size]
+        batch = collate(chunk, data.src_vocab, data.tgt_vocab)
+        gold = torch.full(batch.tgt_in.shape, -1)  # (B, T): the true source word, -1 = none
+        for i, p in enumerate(chunk):
+            gold[i, : len(p.align)] = torch.tensor(p.align, dtype=torch.long)
+        is_word = gold >= 0
+        with torch.no_grad():
+            if isinstance(model, Transformer):
+                maps = model(batch.src, batch.tgt_in)[1].cross  # L x (B, H, T, S)
+            else:
+                weights = model(batch.src, batch.src_len, batch.tgt_in)[1]  # (B, T, S)
+                if weights is None:
+                    raise ValueError("model has no attention (a bottleneck decoder): nothing "
+                                     "to compare with the alignment")  # fmt: skip
+                maps = [weights[:, None]]  # one layer of one head: (B, 1, T, S)
+        if hits is None:
+            L, H = len(maps), maps[0].shape[1]
+            hits = torch.zeros(L, H + 1)
+            offsets = torch.zeros(L, H, 2 * max_offset + 1, dtype=torch.long)
+        for layer, cross in enumerate(maps):
+            both = torch.cat([cross, cross.mean(1, keepdim=True)], dim=1)  # (B, H + 1, T, S)
+            right = (both.argmax(-1) == gold[:, None]) & is_word[:, None]  # (B, H + 1, T)
+            hits[layer] += right.sum((0, 2))
+            shift = (cross.argmax(-1) - gold[:, None]).clamp(-max_offset, max_offset)  # (B, H, T)
+            for head in range(cross.shape[1]):
+                counts = torch.bincount(shift[:, head][is_word] + max_offset,
+                                        minlength=2 * max_offset + 1)  # fmt: skip
+                offsets[layer, head] += counts
+        words += int(is_word.sum())
+    return AlignmentAccuracy(hits / max(words, 1), offsets, words)

@@ -1,6 +1,7 @@
 """Slide figures of lecture 10, the full Transformer translating (registered on import).
 
-    10  transformer_architecture, transformer_vs_rnn_by_length, transformer_cross_attention
+    10  transformer_architecture, transformer_cross_attention, label_smoothing
+    10b transformer_vs_rnn_by_length
 
 From the shipped checkpoints only (data/transformer_nmt.safetensors and the RNN
 seq2seq_dot.safetensors); nothing trains here.
@@ -15,7 +16,12 @@ from matplotlib.figure import Figure
 
 from lecturekit.figures.helpers import at_least
 from lecturekit.figures.registry import register, register_widget
-from lecturekit.viz.transformer import plot_alignment, plot_architecture, plot_length_accuracy
+from lecturekit.viz.transformer import (
+    plot_alignment,
+    plot_architecture,
+    plot_label_smoothing,
+    plot_length_accuracy,
+)
 
 ALIGNMENT_SENTENCE = 306  # notebook 01's 23-word test sentence with four mirrored adjective pairs
 
@@ -62,13 +68,13 @@ def transformer_architecture() -> Figure:
 
 @register(
     "transformer_vs_rnn_by_length",
-    lecture="10",
+    lecture="10b",
     description="exact match vs source length: the shipped Transformer vs the RNN + dot attention",
     takeaway="The Transformer gets every sentence under 55 words right; on the rare longest ones "
     "it falls behind the RNN.",
 )
 def transformer_vs_rnn_by_length() -> Figure:
-    """Notebook 10 section 6: both shipped models on the 1,000 test sentences, greedy.
+    """Notebook 10b section 1: both shipped models on the 1,000 test sentences, greedy.
 
     Lecture 10.
     """
@@ -93,7 +99,7 @@ def transformer_vs_rnn_by_length() -> Figure:
     "adjectives included.",
 )
 def transformer_cross_attention() -> Figure:
-    """Notebook 10 section 7: teacher-forced cross-attention of the shipped Transformer.
+    """Notebook 10 section 6: teacher-forced cross-attention of the shipped Transformer.
 
     Lecture 10.
     """
@@ -114,6 +120,24 @@ def transformer_cross_attention() -> Figure:
     return at_least(fig)
 
 
+@register(
+    "label_smoothing",
+    lecture="10",
+    description="label smoothing: the smoothed target of one position, and the loss by the "
+    "probability of the right word, with and without smoothing",
+    takeaway="With label smoothing the loss is lowest at p = 0.9, not at certainty: the model is "
+    "never pushed to infinite confidence.",
+)
+def label_smoothing() -> Figure:
+    """Notebook 10 section 4: ``plot_label_smoothing`` for the toy task's 68 target words.
+
+    Lecture 10.
+    """
+    fig = Figure(figsize=(11.0, 4.2))
+    plot_label_smoothing(vocab_size=68, eps=0.1, fig=fig)
+    return at_least(fig)
+
+
 # ----------------------------------------------------------- the notebooks' widgets, rebuilt
 
 WIDGET_SENTENCES = (306, 5, 3, 9)  # notebook 10's widget: the test sentences it offers
@@ -127,7 +151,7 @@ WIDGET_SENTENCES = (306, 5, 3, 9)  # notebook 10's widget: the test sentences it
     "head",
 )
 def translation_attention_maps_rebuilt():
-    """Notebook 10 section 8: ``translation_attention_widget`` on four test sentences,
+    """Notebook 10 section 6: ``translation_attention_widget`` on four test sentences,
     teacher-forced through the shipped Transformer.
 
     Lecture 10.

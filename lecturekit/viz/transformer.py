@@ -7,6 +7,10 @@ Public API::
     plot_alignment(weights, src_words, tgt_words, align=None, ax=None, title=None)
     #   weights (T, S): rows = target words, columns = source words; true alignment boxed
     plot_length_accuracy(results, ax=None, title=None)         # {name: LengthAccuracy}
+    plot_label_smoothing(vocab_size=68, eps=0.1, fig=None)     # the target, the loss by confidence
+    plot_translation_masks(src_real, tgt_real, src_words, tgt_words, fig=None)
+    #   the three masks of one padded pair: encoder self, decoder self (causal AND padding),
+    #   cross-attention; src_real (S,) / tgt_real (T,) bool, True at real tokens
     translation_attention_widget(examples, num_layers, num_heads)
     #   examples: {label: (src_words, tgt_words, align, AttentionWeights of one sentence)}
     #   pick sentence, attention (encoder self / decoder self / cross), layer, head or mean
@@ -28,14 +32,16 @@ from matplotlib.patches import FancyBboxPatch
 
 from lecturekit.utils.checks import check_index, check_positive_int
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
-from lecturekit.viz.plots import plot_attention, plot_lines
-from lecturekit.viz.style import ACCENT, palette
+from lecturekit.viz.plots import plot_attention, plot_lines, plot_mask
+from lecturekit.viz.style import ACCENT, GUIDE, palette
 from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
     "plot_architecture",
     "plot_alignment",
     "plot_length_accuracy",
+    "plot_label_smoothing",
+    "plot_translation_masks",
     "translation_attention_widget",
     "translation_attention_widget_grid",
     "ATTENTION_KINDS",
@@ -196,6 +202,107 @@ def plot_length_accuracy(
                                                                          strict=True)])  # fmt: skip
     ax.grid(True, alpha=0.5)
     return ax
+
+
+def plot_translation_masks(
+    src_real: torch.Tensor,
+    tgt_real: torch.Tensor,
+    src_words: Sequence[str],
+    tgt_words: Sequence[str],
+    fig: Figure | None = None,
+) -> Figure:
+    """The three masks an encoder-decoder needs for one padded sentence pair, side by side
+    (white = may attend, dark = masked): the encoder's self-attention (source padding), the
+    decoder's self-attention (causal AND target padding), cross-attention (target positions
+    over the source, source padding).
+
+    Args:
+        src_real: (S,) bool, True at the real source tokens (the rest is padding).
+        tgt_real: (T,) bool, True at the real decoder inputs (<bos> y1 .. yn).
+        src_words, tgt_words: the real tokens' labels (len = the number of True); the padding
+            is labelled <pad>.
+
+    Lecture 10; Vaswani et al. 2017 section 3.2.3.
+    """
+    from lecturekit.masking import causal_mask
+
+    for name, real in (("src_real", src_real), ("tgt_real", tgt_real)):
+        if not isinstance(real, torch.Tensor) or real.dtype != torch.bool or real.ndim != 1:
+            got = tuple(real.shape) if isinstance(real, torch.Tensor) else type(real).__name__
+            raise ValueError(f"{name} must be a (length,) bool tensor, got {got}")
+    for name, words, real in (("src_words", src_words, src_real),
+                              ("tgt_words", tgt_words, tgt_real)):  # fmt: skip
+        if len(words) != int(real.sum()):
+            raise ValueError(f"{name} must label the {int(real.sum())} real tokens, got "
+                             f"{len(words)} words")  # fmt: skip
+    S, T = len(src_real), len(tgt_real)
+    src_labels = [*src_words, *["<pad>"] * (S - len(src_words))]
+    tgt_labels = [*tgt_words, *["<pad>"] * (T - len(tgt_words))]
+    if fig is None:
+        fig = plt.figure(figsize=(13, 4.4))
+    axes = fig.subplots(1, 3, width_ratios=[S, T, S])
+    plot_mask(src_real.expand(S, S), src_labels, axes[0], title="encoder self-attention",
+              show="none")  # fmt: skip
+    plot_mask(causal_mask(T) & tgt_real, tgt_labels, axes[1],
+              title="decoder masked self-attention", show="none")  # fmt: skip
+    plot_mask(src_real.expand(T, S), tgt_labels, axes[2], title="cross-attention", show="none")
+    axes[2].set_xticks(range(S), src_labels, rotation=90)
+    fig.suptitle("white = may attend, dark = masked (M = −∞)")
+    fig.tight_layout()
+    return fig
+
+
+def plot_label_smoothing(
+    vocab_size: int = 68,
+    eps: float = 0.1,
+    fig: Figure | None = None,
+    *,
+    right: int = 5,
+    shown: int = 12,
+) -> Figure:
+    """What label smoothing does, in two panels. Left: the target distribution of one position
+    (the right word ``right``; the first ``shown`` word ids), one-hot and smoothed,
+    q = (1 - eps) [y = right] + eps / V, on a log scale. Right: the loss as a function of the
+    probability p the model gives the right word (the rest spread evenly): -log p without
+    smoothing, falling towards 0; with it, the cross-entropy against q, lowest at
+    p = 1 - eps + eps / V, where it equals H(q), and rising for a more confident model.
+
+    Lecture 10; Vaswani et al. 2017 section 5.4 (Szegedy et al. 2016).
+    """
+    check_positive_int("vocab_size", vocab_size)
+    if vocab_size < 2:
+        raise ValueError(f"vocab_size must be at least 2, got {vocab_size}")
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps < 1:
+        raise ValueError(f"eps must be a number in (0, 1), got {eps!r}")
+    check_index("right", right, vocab_size)
+    check_positive_int("shown", shown)
+    shown = min(shown, vocab_size)
+    if fig is None:
+        fig = plt.figure(figsize=(11, 3.4))
+    ax0, ax1 = fig.subplots(1, 2)
+    words = np.arange(shown)
+    q = np.full(vocab_size, eps / vocab_size)
+    q[right] += 1 - eps
+    one_hot = (np.arange(vocab_size) == right).astype(float)
+    ax0.bar(words - 0.2, one_hot[:shown], width=0.4, label="one-hot (ε = 0)")
+    ax0.bar(words + 0.2, q[:shown], width=0.4, label=f"smoothed (ε = {eps:g})")
+    ax0.set(xlabel=f"target word id ({shown} of the {vocab_size})", ylabel="target probability q",
+            yscale="log", ylim=(eps / vocab_size / 10, 2),
+            title="The target (log scale: one-hot is 0 off the right word)")  # fmt: skip
+    ax0.legend(loc="center right")
+    p = np.linspace(0.05, 0.999, 400)
+    other = (1 - p) / (vocab_size - 1)  # every other word gets the same share
+    plain = -np.log(p)
+    smooth = -(q[right] * np.log(p) + (vocab_size - 1) * eps / vocab_size * np.log(other))
+    floor = -(q * np.log(q)).sum()
+    ax1.plot(p, plain, label="ε = 0: falls towards 0")
+    ax1.plot(p, smooth, label=f"ε = {eps:g}: lowest at p = {p[smooth.argmin()]:.2f}")
+    ax1.axhline(floor, color=GUIDE, ls=":", lw=0.8, label=f"H(q) = {floor:.2f}")
+    ax1.set(xlabel="probability the model gives the right word", ylabel="loss", ylim=(0, 4),
+            title="The loss, by confidence")  # fmt: skip
+    ax1.legend()
+    fig.tight_layout()
+    return fig
 
 
 def _check_widget_args(examples: Mapping[str, tuple], num_layers: int, num_heads: int) -> None:

@@ -59,33 +59,33 @@ def test_peeking_checker_measures_the_model(vocab, capsys):
     batch = collate(short_test, data.src_vocab, data.tgt_vocab)
     assert len(short_test) == 100 and batch.src.shape[0] == 100
     peeking = CopiesTheNextWord(vocab)
-    check("10.5", (1.0, 0.0), model=peeking)
+    check("10.4", (1.0, 0.0), model=peeking)
     out = capsys.readouterr().out
-    assert status("10.5") == "correct" and "nothing to copy" in out
-    check("10.5", (0.0, 1.0), model=peeking)
-    assert status("10.5") == "not yet" and "swapped" in capsys.readouterr().out
-    check("10.5", (100, 0), model=peeking)
-    assert status("10.5") == "not yet" and "fractions" in capsys.readouterr().out
-    check("10.5", (0.7, 0.0), model=peeking)
+    assert status("10.4") == "correct" and "nothing to copy" in out
+    check("10.4", (0.0, 1.0), model=peeking)
+    assert status("10.4") == "not yet" and "swapped" in capsys.readouterr().out
+    check("10.4", (100, 0), model=peeking)
+    assert status("10.4") == "not yet" and "fractions" in capsys.readouterr().out
+    check("10.4", (0.7, 0.0), model=peeking)
     out = capsys.readouterr().out
-    assert status("10.5") == "not yet" and "teacher-forced accuracy" in out
-    check("10.5", (1.0, 0.07), model=peeking)
-    assert status("10.5") == "not yet" and "greedy exact match" in capsys.readouterr().out
-    check("10.5", (1.0, 0.0), model=None)
-    assert status("10.5") == "not yet" and "model=peeking" in capsys.readouterr().out
-    check("10.5", 0.5, model=peeking)
-    assert status("10.5") == "not yet"
+    assert status("10.4") == "not yet" and "teacher-forced accuracy" in out
+    check("10.4", (1.0, 0.07), model=peeking)
+    assert status("10.4") == "not yet" and "greedy exact match" in capsys.readouterr().out
+    check("10.4", (1.0, 0.0), model=None)
+    assert status("10.4") == "not yet" and "model=peeking" in capsys.readouterr().out
+    check("10.4", 0.5, model=peeking)
+    assert status("10.4") == "not yet"
 
 
 def test_peeking_checker_refuses_a_masked_or_untrained_model(vocab, capsys):
     from lecturekit.shipped import load_shipped
 
     masked = load_shipped("transformer_nmt")  # lecturekit's forward returns (logits, weights)
-    check("10.5", (1.0, 0.0), model=masked)
+    check("10.4", (1.0, 0.0), model=masked)
     out = capsys.readouterr().out
-    assert status("10.5") == "not yet" and "causal mask" in out
-    check("10.5", (1.0, 0.0), model=Untrained(vocab))
-    assert status("10.5") == "not yet" and "trained" in capsys.readouterr().out
+    assert status("10.4") == "not yet" and "causal mask" in out
+    check("10.4", (1.0, 0.0), model=Untrained(vocab))
+    assert status("10.4") == "not yet" and "trained" in capsys.readouterr().out
     assert masked.training is False  # the checker leaves the model's mode as it was
 
 

@@ -89,3 +89,36 @@ def test_classify_errors_bad_input():
         classify_errors([hyp, hyp], data.test[:2], refs[None], data)
     with pytest.raises(ValueError, match="pairs must be a list of Pair"):
         classify_errors([hyp], data.test[0], refs[:1], data)
+
+
+def test_alignment_accuracy_counts_argmax_hits_per_layer_and_head():
+    from lecturekit.datasets.translation import collate, default_data
+    from lecturekit.experiments.translation import alignment_accuracy
+    from lecturekit.shipped import load_shipped
+
+    data = default_data()
+    transformer, rnn = load_shipped("transformer_nmt"), load_shipped("seq2seq_dot")
+    pairs = data.test[:30]
+    result = alignment_accuracy(transformer, pairs, data, batch_size=7)  # chunks of 7
+    batch = collate(pairs, data.src_vocab, data.tgt_vocab)
+    with torch.no_grad():
+        _, weights = transformer(batch.src, batch.tgt_in)
+    hits = torch.zeros(2, 5)
+    words = 0
+    for b, p in enumerate(pairs):
+        for t, s in enumerate(p.align):
+            if s < 0:
+                continue
+            words += 1
+            for layer, cross in enumerate(weights.cross):
+                for h in range(4):
+                    hits[layer, h] += int(cross[b, h, t].argmax()) == s
+                hits[layer, 4] += int(cross[b, :, t].mean(0).argmax()) == s
+    assert result.words == words and result.offsets.shape == (2, 4, 11)
+    assert torch.allclose(result.accuracy, hits / words)
+    assert (result.offsets.sum(-1) == words).all()
+    assert alignment_accuracy(rnn, pairs, data).accuracy.shape == (1, 2)
+    with pytest.raises(ValueError, match="no attention"):
+        alignment_accuracy(load_shipped("seq2seq_none"), pairs, data)
+    with pytest.raises(ValueError, match="pairs is empty"):
+        alignment_accuracy(transformer, [], data)

@@ -11,7 +11,9 @@ from lecturekit.viz.transformer import (
     ATTENTION_KINDS,
     plot_alignment,
     plot_architecture,
+    plot_label_smoothing,
     plot_length_accuracy,
+    plot_translation_masks,
     translation_attention_widget,
     translation_attention_widget_grid,
 )
@@ -33,6 +35,33 @@ def test_alignment_boxes_the_true_source_words():
     assert np.array_equal(np.asarray(offsets), [[0, 0], [2, 1], [1, 2]])
     with pytest.raises(ValueError, match="align has 2 entries for 3 target words"):
         plot_alignment(w, ["a", "b", "c", "d"], ["x", "y", "z"], [0, 1], Figure().add_subplot())
+
+
+def test_label_smoothing_panels_show_the_floor_at_p_0_9():
+    fig = plot_label_smoothing(68, 0.1, Figure())
+    target, loss = fig.axes
+    assert len(target.patches) == 2 * 12 and target.get_yscale() == "log"
+    smoothed = [p.get_height() for p in target.patches[12:]]
+    assert smoothed[5] == pytest.approx(0.9 + 0.1 / 68) and smoothed[0] == pytest.approx(0.1 / 68)
+    p, curve = loss.lines[1].get_data()
+    assert p[curve.argmin()] == pytest.approx(0.9 + 0.1 / 68, abs=0.005)
+    floor = loss.lines[2].get_ydata()[0]
+    assert curve.min() == pytest.approx(floor, abs=1e-4)  # the minimum is H(q)
+
+
+def test_translation_masks_are_the_three_masks():
+    src_real, tgt_real = torch.tensor([True, True, False]), torch.tensor([True, True, True, False])
+    fig = plot_translation_masks(src_real, tgt_real, ["a", "b"], ["<bos>", "x", "y"], Figure())
+    enc, dec, cross = (ax.images[0].get_array() for ax in fig.axes)
+    assert enc.shape == (3, 3) and dec.shape == (4, 4) and cross.shape == (4, 3)
+    assert (np.asarray(enc)[:, 2] < 0.5).all() and (np.asarray(enc)[:, :2] == 1).all()
+    assert np.asarray(dec)[1].tolist() == [1, 1, 0, 0] and np.asarray(dec)[3].tolist() == [
+        1,
+        1,
+        1,
+        0,
+    ]
+    assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["a", "b", "<pad>"]
 
 
 def test_length_accuracy_lines_and_bins():
