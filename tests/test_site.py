@@ -110,7 +110,9 @@ def test_every_page_reads_offline_without_errors(site, browser):
     problems, with_math = [], 0
     for name in site.pages:
         page, seen = _page(browser, site)
-        page.goto(site.url + name, wait_until="networkidle", timeout=120_000)
+        # "load": every resource, iframes included, has arrived (all of them are local); not
+        # "networkidle", which on a busy machine waited out 120 s on lecture 08b's bertviz page
+        page.goto(site.url + name, wait_until="load", timeout=120_000)
         if name != "search.html":
             page.wait_for_function(
                 "() => !window.MathJax || !MathJax.startup || MathJax.startup.promise"
@@ -181,7 +183,9 @@ def test_every_widget_plays_without_a_kernel(site, browser):
         if "lk-player" not in (site.folder / name).read_text(encoding="utf-8"):
             continue
         page, seen = _page(browser, site)
-        page.goto(site.url + name, wait_until="networkidle", timeout=120_000)
+        page.goto(site.url + name, wait_until="load", timeout=120_000)  # all local: see above
+        page.wait_for_function("() => document.querySelectorAll('.lk-player:not(.lk-ready)')"
+                               ".length === 0", timeout=60_000)  # fmt: skip
         n = page.evaluate(_PLAYERS)
         total += n
         changed_here = False
@@ -278,9 +282,10 @@ def test_bertviz_draws_from_the_site_or_falls_back(site, browser, scripts):
 
 def test_dark_theme_switches(site, browser):
     page, seen = _page(browser, site)
+    # the choice is stored before the first load (a reload would abort the first load's
+    # requests, e.g. the favicon: net::ERR_ABORTED, a failure of the test, not of the page)
+    page.add_init_script("localStorage.setItem('mode', 'dark');")
     page.goto(site.url + "03_self_attention.html", wait_until="networkidle", timeout=120_000)
-    page.evaluate("() => { localStorage.setItem('mode', 'dark'); }")
-    page.reload(wait_until="networkidle", timeout=120_000)
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     _shot(page, "dark-03")
     assert not seen.refused and not seen.failed and not seen.errors, seen

@@ -43,6 +43,7 @@ register(
     )
 )
 
+
 @exercise(
     "10.2",
     "the shifted decoder input and target",

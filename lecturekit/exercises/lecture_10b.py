@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import math
 
-import torch
-
 from lecturekit.exercises.core import NotYet, exercise, register_lecture, run_student
 
 register_lecture("10b", "10b_transformer_measured")
@@ -49,12 +47,10 @@ _SPLITS = [(10, 3), (3, 10), (0, 0), (5, 5), (1, 0), (20, 7), (0, 9), (40, 25)]
 
 
 def _sign_test_truth(only_a: int, only_b: int) -> float:
-    """paired_comparison's p-value for a split (the reference the student's function meets)."""
-    from lecturekit.experiments.translation import paired_comparison
+    """lecturekit's p-value for a split (the one ``paired_comparison`` reports)."""
+    from lecturekit.experiments.translation import sign_test
 
-    a = torch.tensor([True] * only_a + [False] * only_b + [True, False])  # + one of each agreeing
-    b = torch.tensor([False] * only_a + [True] * only_b + [True, False])
-    return paired_comparison(a, b, num_resamples=1).p_value
+    return sign_test(only_a, only_b)
 
 
 @exercise(
@@ -92,7 +88,7 @@ def _sign_test(answer: object) -> str:
             raise NotYet(f"{what} leaves out the split itself: 'at least this uneven' includes it")
         raise NotYet(f"{what} is not the exact two-sided sign test's p-value")
     return (
-        "your p-values equal paired_comparison's on eight splits: for 10 to 3 the two models' "
+        "your p-values equal lecturekit's sign_test on eight splits: for 10 to 3 the two models' "
         "disagreements are as uneven as this about once in eleven fair-coin tests"
     )
 

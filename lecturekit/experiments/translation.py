@@ -16,6 +16,7 @@ Public API::
     #   err.num_search_errors, err.num_model_errors
     cmp = paired_comparison(ok_a, ok_b, num_resamples=10_000, seed=0)  # same items, (N,) bool
     #   cmp.only_a, cmp.only_b, cmp.difference, cmp.interval (paired bootstrap), cmp.p_value
+    p = sign_test(only_a, only_b)                       # exact two-sided sign test (McNemar)
     al = alignment_accuracy(model, pairs, data)         # teacher-forced cross-attention vs the
     #   true alignment: al.accuracy (L, H + 1) per layer, head and mean of heads; al.offsets
     #   (L, H, 11) counts of argmax - true source position; al.words
@@ -37,6 +38,7 @@ from lecturekit.datasets.translation import Pair, TranslationData, collate
 from lecturekit.decoding import Hypothesis
 from lecturekit.utils.checks import (
     check_instance,
+    check_non_negative_int,
     check_positive_int,
     check_positive_ints,
     check_range,
@@ -53,6 +55,7 @@ __all__ = [
     "SearchErrors",
     "classify_errors",
     "PairedComparison",
+    "sign_test",
     "paired_comparison",
     "AlignmentAccuracy",
     "alignment_accuracy",
@@ -333,6 +336,23 @@ class PairedComparison:
     p_value: float
 
 
+def sign_test(only_a: int, only_b: int) -> float:
+    """The exact two-sided sign test (McNemar's exact test) for two systems that disagree on
+    ``only_a + only_b`` items, ``only_a`` of them won by system a: the probability, if each
+    disagreement were a fair coin, of a split at least this uneven, either way:
+    min(1, 2 * sum_{k <= min(only_a, only_b)} C(d, k) / 2^d); 1.0 when they never disagree.
+
+    Lecture 10b.
+    """
+    check_non_negative_int("only_a", only_a)
+    check_non_negative_int("only_b", only_b)
+    disagree, fewer = only_a + only_b, min(only_a, only_b)
+    if not disagree:
+        return 1.0
+    tail = sum(math.comb(disagree, k) for k in range(fewer + 1)) / 2**disagree
+    return min(1.0, 2 * tail)
+
+
 def paired_comparison(
     correct_a: torch.Tensor,
     correct_b: torch.Tensor,
@@ -385,9 +405,7 @@ def paired_comparison(
     differences = torch.cat(sums).double() / n  # (num_resamples,)
     tails = torch.tensor([(1 - confidence) / 2, (1 + confidence) / 2], dtype=torch.float64)
     low, high = torch.quantile(differences, tails).tolist()
-    disagree, fewer = only_a + only_b, min(only_a, only_b)
-    tail = sum(math.comb(disagree, k) for k in range(fewer + 1)) / 2**disagree
-    p_value = min(1.0, 2 * tail) if disagree else 1.0
+    p_value = sign_test(only_a, only_b)
     difference = (only_a - only_b) / n
     return PairedComparison(n, both, only_a, only_b, neither, difference, (low, high),
                             confidence, p_value)  # fmt: skip

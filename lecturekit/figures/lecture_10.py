@@ -1,7 +1,7 @@
 """Slide figures of lecture 10, the full Transformer translating (registered on import).
 
     10  transformer_architecture, transformer_cross_attention, label_smoothing
-    10b transformer_vs_rnn_by_length
+    10b transformer_vs_rnn_by_length; widget sign_test
 
 From the shipped checkpoints only (data/transformer_nmt.safetensors and the RNN
 seq2seq_dot.safetensors); nothing trains here.
@@ -175,3 +175,20 @@ def translation_attention_maps_rebuilt():
         translation_attention_widget(examples, num_layers=layers, num_heads=heads),
         translation_attention_widget_grid(examples, layers, heads),
     )
+
+
+@register_widget(
+    "sign_test",
+    lecture="10b",
+    index=0,
+    description="the exact sign test on the 13 disagreements of the Transformer and the RNN: the "
+    "split and the test set's size",
+)
+def sign_test_rebuilt():
+    """Notebook 10b section 2: ``sign_test_widget(10, 3)``, the split of lecture 10's two models.
+
+    Lecture 10b.
+    """
+    from lecturekit.viz.transformer import sign_test_widget, sign_test_widget_grid
+
+    return sign_test_widget(10, 3), sign_test_widget_grid(10, 3)

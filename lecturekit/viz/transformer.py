@@ -8,6 +8,9 @@ Public API::
     #   weights (T, S): rows = target words, columns = source words; true alignment boxed
     plot_length_accuracy(results, ax=None, title=None)         # {name: LengthAccuracy}
     plot_label_smoothing(vocab_size=68, eps=0.1, fig=None)     # the target, the loss by confidence
+    plot_sign_test(only_a, only_b, ax=None)   # the fair-coin distribution, the tails, p
+    sign_test_widget(only_a=10, only_b=3)     # slide the split, grow the test set (10b)
+    sign_test_widget_grid(only_a=10, only_b=3)
     plot_translation_masks(src_real, tgt_real, src_words, tgt_words, fig=None)
     #   the three masks of one padded pair: encoder self, decoder self (causal AND padding),
     #   cross-attention; src_real (S,) / tgt_real (T,) bool, True at real tokens
@@ -21,6 +24,7 @@ Lecture 10; Vaswani et al. 2017 Figure 1 and Figures 3-5 (attention visualisatio
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import matplotlib.pyplot as plt
@@ -30,7 +34,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.utils.checks import check_index, check_positive_int
+from lecturekit.utils.checks import check_index, check_non_negative_int, check_positive_int
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.plots import plot_attention, plot_lines, plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
@@ -42,6 +46,9 @@ __all__ = [
     "plot_length_accuracy",
     "plot_label_smoothing",
     "plot_translation_masks",
+    "plot_sign_test",
+    "sign_test_widget",
+    "sign_test_widget_grid",
     "translation_attention_widget",
     "translation_attention_widget_grid",
     "ATTENTION_KINDS",
@@ -202,6 +209,72 @@ def plot_length_accuracy(
                                                                          strict=True)])  # fmt: skip
     ax.grid(True, alpha=0.5)
     return ax
+
+
+def plot_sign_test(only_a: int, only_b: int, ax: Axes | None = None) -> Axes:
+    """The exact sign test as a picture: if two equally good systems disagree on d = only_a +
+    only_b items, the items won by a follow Binomial(d, 1/2) (bars); the splits at least as
+    uneven as the one seen, either way, are the p-value (highlighted bars), printed in the title.
+
+    Lecture 10b (McNemar's exact test on the sentences two translators disagree on).
+    """
+    from lecturekit.experiments.translation import sign_test
+
+    p_value = sign_test(only_a, only_b)  # checks both counts
+    d, fewer = only_a + only_b, min(only_a, only_b)
+    ax = get_axes(ax)
+    wins = np.arange(d + 1)
+    pmf = np.array([math.comb(d, k) for k in wins], dtype=float) / 2.0**d
+    tail = (wins <= fewer) | (wins >= d - fewer)
+    colours = [ACCENT if t else palette()[0] for t in tail]
+    ax.bar(wins, pmf, color=colours)
+    ax.axvline(only_a, color=GUIDE, ls="--", lw=1, label=f"seen: {only_a} to {only_b}")
+    ax.set(xlabel=f"disagreements won by system a (of {d})", ylabel="probability, fair coin",
+           title=f"sign test: p = {p_value:.3g} (highlighted: at least as uneven)")  # fmt: skip
+    ax.legend(loc="upper right")
+    return ax
+
+
+SIGN_TEST_SCALES = (1, 2, 4, 8)  # the widget's test sets: the same split, k times the sentences
+
+
+def sign_test_widget(only_a: int = 10, only_b: int = 3):
+    """Move the split of ``only_a + only_b`` disagreements (the slider: how many system a won)
+    and the size of the test set (the same split on 1, 2, 4 or 8 times as many disagreements):
+    the sign test's distribution, tails and p-value (``plot_sign_test``).
+
+    Lecture 10b.
+    """
+    check_non_negative_int("only_a", only_a)
+    check_non_negative_int("only_b", only_b)
+    d = only_a + only_b
+    if d == 0:
+        raise ValueError("only_a + only_b must be at least 1 (the systems must disagree somewhere)")
+    w = require_ipywidgets()
+
+    def render(won: int, scale: int) -> Figure:
+        fig = Figure(figsize=(7, 3.4))
+        plot_sign_test(won * scale, (d - won) * scale, fig.subplots())
+        fig.tight_layout()
+        return fig
+
+    controls = {
+        "won": w.IntSlider(value=only_a, min=0, max=d, description="won by a"),
+        "scale": w.Dropdown(options=[(f"{k} × the sentences", k) for k in SIGN_TEST_SCALES],
+                            value=1, description="test set"),
+    }  # fmt: skip
+    return figure_widget(render, controls)
+
+
+def sign_test_widget_grid(only_a: int = 10, only_b: int = 3) -> dict[str, list[object]]:
+    """The settings a static page pre-renders for ``sign_test_widget``: every split its slider
+    offers, at every test-set size.
+
+    Lecture 10b.
+    """
+    check_non_negative_int("only_a", only_a)
+    check_non_negative_int("only_b", only_b)
+    return {"won": list(range(only_a + only_b + 1)), "scale": list(SIGN_TEST_SCALES)}
 
 
 def plot_translation_masks(

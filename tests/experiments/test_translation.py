@@ -122,3 +122,18 @@ def test_alignment_accuracy_counts_argmax_hits_per_layer_and_head():
         alignment_accuracy(load_shipped("seq2seq_none"), pairs, data)
     with pytest.raises(ValueError, match="pairs is empty"):
         alignment_accuracy(transformer, [], data)
+
+
+def test_sign_test_is_the_two_sided_binomial_tail():
+    from lecturekit.experiments.translation import paired_comparison, sign_test
+
+    assert sign_test(10, 3) == pytest.approx(2 * sum(math.comb(13, k) for k in range(4)) / 2**13)
+    assert sign_test(3, 10) == sign_test(10, 3) and sign_test(0, 0) == 1.0
+    assert sign_test(5, 5) == 1.0 and sign_test(1, 0) == 1.0  # capped: an even or tiny split
+    assert sign_test(0, 9) == pytest.approx(2 / 2**9)
+    a = torch.tensor([True] * 10 + [False] * 3 + [True])
+    b = torch.tensor([False] * 10 + [True] * 3 + [True])
+    assert paired_comparison(a, b, num_resamples=10).p_value == sign_test(10, 3)
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="only_a"):
+            sign_test(bad, 3)

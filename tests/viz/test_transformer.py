@@ -13,7 +13,9 @@ from lecturekit.viz.transformer import (
     plot_architecture,
     plot_label_smoothing,
     plot_length_accuracy,
+    plot_sign_test,
     plot_translation_masks,
+    sign_test_widget_grid,
     translation_attention_widget,
     translation_attention_widget_grid,
 )
@@ -62,6 +64,16 @@ def test_translation_masks_are_the_three_masks():
         0,
     ]
     assert [t.get_text() for t in fig.axes[2].get_xticklabels()] == ["a", "b", "<pad>"]
+
+
+def test_sign_test_highlights_the_splits_at_least_as_uneven():
+    ax = plot_sign_test(10, 3, Figure().add_subplot())
+    bars = ax.patches
+    assert len(bars) == 14 and sum(b.get_height() for b in bars) == pytest.approx(1.0)
+    highlighted = [i for i, b in enumerate(bars) if b.get_facecolor() != bars[6].get_facecolor()]
+    assert highlighted == [0, 1, 2, 3, 10, 11, 12, 13]  # <= 3 or >= 10 wins: either way
+    assert "p = 0.0923" in ax.get_title()
+    assert sign_test_widget_grid(10, 3) == {"won": list(range(14)), "scale": [1, 2, 4, 8]}
 
 
 def test_length_accuracy_lines_and_bins():
