@@ -1,5 +1,6 @@
 # make lab   -> set up .venv on first use, then open JupyterLab on notebooks/
-# make test  -> set up .venv on first use, then run unit tests + every notebook under nbval
+# make test  -> set up .venv on first use, then run unit tests + every notebook under nbval, on
+#   every core (PYTEST_JOBS=0: one process)
 #   (also the real-browser tests, marker browser, the Binder build, marker binder, and the
 #    installed wheel, marker wheel; skip them with:
 #    make test PYTEST_ARGS="-m 'not browser and not binder and not wheel'")
@@ -23,6 +24,8 @@ TEST_STAMP := $(VENV)/.lecturekit-test-installed
 SITE_STAMP := $(VENV)/.lecturekit-site-installed
 SLIDES_STAMP := $(VENV)/.lecturekit-slides-installed
 PYTEST_ARGS ?=
+# pytest-xdist workers for make test (a test file per worker at a time): one per core by default
+PYTEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FIGURES_ARGS ?= --format png,svg,pdf
 LAB_ARGS ?=
 # Jupyter refuses to start as root (e.g. in a container) unless told to.
@@ -58,7 +61,7 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest --nbval --nbval-current-env \
+	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(PYTEST_JOBS) --dist loadfile \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks solutions $(PYTEST_ARGS)
 
 LATEST_VENV ?= .venv-latest
