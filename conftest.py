@@ -27,7 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "offline"))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "support"))  # shared test data
 import lk_offline_guard as guard
 
-if not os.environ.get(guard.ENV_LOG):
+# one log per pytest process: pytest-xdist's workers inherit the controller's environment, and
+# a shared log would blame a test of one worker for what a test of the other did
+if not os.environ.get(guard.ENV_LOG) or os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ[guard.ENV_LOG] = os.path.join(
         tempfile.mkdtemp(prefix="lecturekit-offline-"), "blocked.jsonl"
     )

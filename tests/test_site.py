@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "test-output" / "site"
-BUILD_LIMIT_S = 180  # the budget on 2 cores
+# the budget on 2 free cores; under `make test` (pytest-xdist) another worker runs
+# notebooks beside the build, which then gets about one core of a slower machine: a cap
+# against a runaway build, not a benchmark (the build prints its time)
+BUILD_LIMIT_S = 180 * (3 if os.environ.get("PYTEST_XDIST_WORKER") else 1)
 SIZE_LIMIT_MB = 150
 SEARCH_TERM, SEARCH_PAGE = "beam", "07_beam_search.html"
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import filecmp
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "test-output" / "slides"
-BUILD_LIMIT_S = 120  # the budget, all decks, on 2 cores
+# the budget on 2 free cores; under `make test` (pytest-xdist) another worker runs
+# notebooks beside the build, which then gets about one core of a slower machine: a cap
+# against a runaway build, not a benchmark (the build prints its time)
+BUILD_LIMIT_S = 120 * (3 if os.environ.get("PYTEST_XDIST_WORKER") else 1)
 LECTURES = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 
 
