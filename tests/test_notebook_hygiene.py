@@ -58,6 +58,29 @@ def test_every_figure_output_is_an_image(path):
             )
 
 
+DRAWS = re.compile(
+    r"(?<!def )\b(\w+_figure|plot_\w+|plt\.(?:show|subplots|figure|imshow|plot|bar|hist|scatter))\("
+)
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + SOLUTIONS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_every_cell_that_draws_a_figure_stores_its_image(path):
+    """A cell that calls a figure helper (``*_figure(``, ``plot_*(``) or pyplot must store an
+    image (or, for a widget, its view). A Figure made without pyplot and followed by
+    ``plt.show()`` shows nothing and stores nothing: the student never sees it, and nbval, with
+    no output to compare, cannot notice (lecture 14 lost two figures that way)."""
+    nb = json.loads(path.read_text())
+    blank = []
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] != "code" or not DRAWS.search("".join(cell["source"])):
+            continue
+        kinds = {k for out in cell["outputs"] for k in out.get("data", {})}
+        if "image/png" not in kinds and WIDGET_VIEW not in kinds:
+            blank.append((i, DRAWS.findall("".join(cell["source"]))))
+    assert not blank, f"{path.name}: cells that draw a figure but store no image: {blank}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_readme_lists_notebook(path):
     assert f"notebooks/{path.name}" in (ROOT / "README.md").read_text()
