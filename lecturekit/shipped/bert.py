@@ -8,6 +8,7 @@ Public API::
     pairs = make_nsp_pairs(docs, rng)           # (a, b, label): 0 = IsNext, 1 = NotNext, 50/50
     batch = pretraining_batch(pairs, tok, generator)   # ids, segments, mask, MLM and NSP labels
     bert, history = train_bert(data, epochs=...)       # loss = MLM + NSP
+    #   max_steps=N: only the first N optimizer steps of that run (lecture 08a's loop)
     lm, history = train_causal_lm(data, epochs=...)    # next-token loss on the same sequences
     #   both take device="cpu" (cuda, cuda:N, mps: trained there, returned on the CPU)
     mlm_accuracy(bert, data), nsp_accuracy(bert, data), blank_accuracy(model, tok, blanks)
@@ -217,9 +218,9 @@ def _batches(data: PretrainingData, batch_size: int):
     return make
 
 
-def _train(model, loss_fn, data, epochs, seed, progress, desc, device):
+def _train(model, loss_fn, data, epochs, seed, progress, desc, device, max_steps=None):
     """Adam with a per-epoch decay and clipping at 1 (``lecturekit.training.fit``), the steps on
-    ``device``, the model returned on the CPU."""
+    ``device``, the model returned on the CPU; ``max_steps``: only the first steps."""
     p = PRETRAINING
     epochs = p["epochs"] if epochs is None else epochs
     history = fit(
@@ -233,6 +234,7 @@ def _train(model, loss_fn, data, epochs, seed, progress, desc, device):
         progress=progress,
         desc=desc,
         device=device,
+        max_steps=max_steps,
     )
     return model.eval(), history
 
@@ -244,17 +246,24 @@ def train_bert(
     progress: bool = True,
     config: BertConfig | None = None,
     device: torch.device | str = "cpu",
+    max_steps: int | None = None,
 ) -> tuple[BertForPreTraining, History]:
     """Pre-train a tiny BERT with MLM + NSP (fresh pairs and masks every epoch), the optimizer
-    steps on ``device`` (cpu, cuda, cuda:N, mps), the model returned on the CPU. Every
-    argument is checked before the corpus is made and training starts."""
+    steps on ``device`` (cpu, cuda, cuda:N, mps), the model returned on the CPU. ``max_steps``:
+    stop after that many optimizer steps (the first steps of the full run, unchanged: lecture
+    08a compares them with the loop written in the notebook). Every argument is checked before
+    the corpus is made and training starts."""
     _check_training(data, epochs, seed, config, device)
+    if max_steps is not None:
+        check_positive_int("max_steps", max_steps)
     data = data or default_data()
     config = config or BertConfig.tiny(vocab_size=len(data.tokenizer))
     _check_vocab(config, data)
     torch.manual_seed(seed)
     model = BertForPreTraining(config)
-    return _train(model, bert_loss, data, epochs, seed, progress, "pre-training BERT", device)
+    return _train(
+        model, bert_loss, data, epochs, seed, progress, "pre-training BERT", device, max_steps
+    )
 
 
 def train_causal_lm(

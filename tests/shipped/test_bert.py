@@ -61,6 +61,16 @@ def test_training_is_deterministic_and_lowers_the_loss():
     assert h1.loss == h2.loss and h1.loss[1] < h1.loss[0]
 
 
+def test_max_steps_gives_the_first_steps_of_the_full_run():
+    full = default_data()
+    small = PretrainingData(full.train[:60], full.test[:20], full.tokenizer)
+    _, whole = train_bert(small, epochs=2, progress=False)
+    _, part = train_bert(small, epochs=2, progress=False, max_steps=5)
+    assert len(whole.step_loss) > 5 and part.step_loss == whole.step_loss[:5]
+    with pytest.raises(ValueError, match="max_steps"):
+        train_bert(small, max_steps=0)
+
+
 @pytest.mark.parametrize("name", MODELS)
 def test_shipped_models_load_with_the_corpus_vocabulary(name):
     model, tok = load_shipped(name), load_tokenizer(name)
