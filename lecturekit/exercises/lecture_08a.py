@@ -4,17 +4,24 @@
 08a.2 the 80/10/10 replacement for given random draws (code: run against
       ``lecturekit.models.bert.mask_tokens`` with the same draws),
 08a.3 the parameters of BERT-base's embedding layer (hashed),
-08a.4 the loss an untrained BERT-base starts from (hashed).
+08a.4 untie the MLM decoder (the student's ``UntiedBert`` passed in: its extra parameters and the
+      rows of the token table one backward pass reaches are measured here, on the lecture's
+      batch ``small``, against lecturekit's tied ``BertForPreTraining``).
 """
 
 from __future__ import annotations
 
+import random
+
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 from lecturekit.exercises.core import (
     Exercise,
     Expected,
     NotYet,
+    as_tensor,
     exercise,
     register,
     register_lecture,
@@ -110,20 +117,138 @@ register(
     )
 )
 
-register(
-    Exercise(
-        "08a.4",
-        "the loss of an untrained BERT-base",
-        hints=(
-            "An untrained model guesses uniformly: a uniform guess over V classes has "
-            "cross-entropy ln V.",
-            "The loss is the sum of the two tasks': the masked token (which vocabulary?) and "
-            "IsNext / NotNext.",
-        ),
-        expected=Expected("float", ("cf917aee00373e1bf455",), 2),
-        correct=(
-            "{answer} nats = ln 30522 + ln 2: a freshly initialised BERT-base should start "
-            "near it, as the tiny one started near ln 450 + ln 2"
-        ),
-    )
+
+@exercise(
+    "08a.4",
+    "untie the decoder",
+    hints=(
+        "In __init__: super().__init__(config), then del self.mlm_bias and self.decoder = "
+        "nn.Linear(config.hidden_size, config.vocab_size), initialised with init_bert_weights. "
+        "In forward: Bert.forward's lines, with self.decoder(h) as the MLM logits.",
+        "Parameters: sum(p.numel() for p in m.parameters()) for both models. Rows: "
+        "(m.embeddings.token.weight.grad != 0).any(-1).sum() after "
+        "pretraining_loss(*m(...), small).backward(), with m in eval() mode.",
+    ),
 )
+def _untied(answer: object, *, model: object) -> str:
+    if model is None:
+        raise NotYet("pass your model too: check('08a.4', answer, model=untied)")
+    if not isinstance(model, nn.Module):
+        raise NotYet(f"model must be your UntiedBert(config), got {type(model).__name__}")
+    try:
+        extra, rows_tied, rows_untied = (_whole(a) for a in answer)
+    except (TypeError, ValueError):
+        raise NotYet(
+            "give three whole numbers: answer = (extra_parameters, rows_tied, rows_untied)"
+        ) from None
+    table = _token_table(model)
+    V, D = table.shape
+    tied, small = _tied_reference(V, D)
+    n_tied = sum(p.numel() for p in tied.parameters())
+    added = sum(p.numel() for p in model.parameters()) - n_tied
+    if added == 0:
+        raise NotYet("your model has as many parameters as Bert(config): add the decoder")
+    if added == V * D + V:
+        raise NotYet(
+            "your model has two output biases, mlm_bias and the decoder's: delete mlm_bias"
+        )
+    if added != V * D:
+        raise NotYet("the decoder should be one nn.Linear(D, V), whose bias replaces mlm_bias")
+    truth_tied = _rows_reached(tied, tied.bert.embeddings.token.weight, small, "lecturekit's")
+    truth_untied = _rows_reached(model, table, small, "your model")
+    if truth_untied == V:
+        raise NotYet(
+            "one step reaches every row of your UntiedBert's token table: its MLM logits still "
+            "use the token embeddings; use self.decoder(h)"
+        )
+    if extra != added:
+        raise NotYet(
+            "extra_parameters is not what your UntiedBert adds to Bert(config): count what the "
+            "decoder brings and what it replaces"
+        )
+    if (rows_tied, rows_untied) == (truth_untied, truth_tied):
+        raise NotYet("rows_tied and rows_untied are swapped")
+    if rows_tied != truth_tied:
+        raise NotYet(
+            "rows_tied is not right: count the rows of Bert(config)'s "
+            "embeddings.token.weight.grad that are not all zero after backward() on small"
+        )
+    if rows_untied != truth_untied:
+        raise NotYet(
+            "rows_untied is not right: count the rows of your UntiedBert's "
+            "embeddings.token.weight.grad that are not all zero after backward() on small "
+            "(the batch as the model reads it, masks included)"
+        )
+    return (
+        f"untying adds {extra:,} parameters ({extra / n_tied:.0%} more; in BERT-base 23.4 M). "
+        f"Tied, one step reaches all {rows_tied} rows of the token table: the decoder scores "
+        "every word at every masked position, so every word's vector is pushed towards or "
+        f"away from what the context says, in the batch or not; untied, only the {rows_untied} "
+        "tokens the batch shows get a gradient (and the decoder's rows learn the output side "
+        "alone). Tying saves the parameters and trains rare words' vectors at every step"
+    )
+
+
+def _whole(value: object) -> int:
+    number = float(value)  # TypeError / ValueError for what is not a number
+    if isinstance(value, bool) or not number.is_integer():
+        raise ValueError(value)
+    return int(number)
+
+
+def _token_table(model: nn.Module) -> torch.Tensor:
+    """The token-embedding table of the student's model (``embeddings.token``, as in the
+    lecture's ``Bert``; lecturekit's model has it under ``bert.``)."""
+    for name, p in model.named_parameters():
+        if name == "embeddings.token.weight" or name.endswith(".embeddings.token.weight"):
+            if p.shape != (450, 64):
+                raise NotYet("build it with the lecture's sizes: UntiedBert(config)")
+            return p
+    raise NotYet(
+        "your model has no embeddings.token table: make UntiedBert a subclass of your Bert"
+    )
+
+
+def _tied_reference(V: int, D: int) -> tuple[nn.Module, dict[str, torch.Tensor]]:
+    """lecturekit's tied BERT of the lecture's sizes, and the lecture's batch ``small``."""
+    from lecturekit.datasets.stories import default_data
+    from lecturekit.models.bert import BertConfig, BertForPreTraining
+    from lecturekit.shipped.bert import make_nsp_pairs, pretraining_batch
+
+    data = default_data()
+    pairs = make_nsp_pairs(data.train[:2000], random.Random(0))  # the lecture's section 4
+    small = pretraining_batch(pairs[:64], data.tokenizer, torch.Generator().manual_seed(0))
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        tied = BertForPreTraining(BertConfig.tiny(vocab_size=V, hidden_size=D))
+    return tied, small
+
+
+def _rows_reached(
+    model: nn.Module, table: torch.Tensor, batch: dict[str, torch.Tensor], whose: str
+) -> int:
+    """How many rows of ``table`` get a non-zero gradient from the pre-training loss on
+    ``batch`` (model in eval mode; the model's .grad are left alone)."""
+    was_training = model.training
+    model.eval()
+    try:
+        what = f"{whose} model(ids, segments, real)"
+        out = run_student(
+            model, batch["input_ids"], batch["segment_ids"], batch["attention_mask"], what=what
+        )
+        try:
+            mlm_logits, nsp_logits = out[0], out[1]
+        except (TypeError, IndexError, KeyError):
+            raise NotYet(f"{what} should return (mlm_logits, nsp_logits)") from None
+        B, T = batch["input_ids"].shape
+        mlm_logits = as_tensor(mlm_logits, "the MLM logits", shape=(B, T, table.shape[0]),
+                               dims="(B, T, V)")  # fmt: skip
+        nsp_logits = as_tensor(nsp_logits, "the NSP logits", shape=(B, 2), dims="(B, 2)")
+        loss = F.cross_entropy(mlm_logits.flatten(0, 1), batch["mlm_labels"].flatten())
+        loss = loss + F.cross_entropy(nsp_logits, batch["nsp_labels"])
+        if not loss.requires_grad:
+            raise NotYet(f"{what}: the logits do not depend on the parameters (no_grad?)")
+        (grad,) = torch.autograd.grad(loss, table, allow_unused=True)
+    finally:
+        model.train(was_training)
+    return 0 if grad is None else int((grad != 0).any(-1).sum())
