@@ -7,6 +7,7 @@ Public API::
     gpt, tok = load_shipped("gpt_tiny"), load_tokenizer("gpt_tiny")    # lecturekit.shipped
     icl = load_shipped("gpt_tiny_icl")
     gpt, history = train_story_gpt(epochs=...)      # next-token loss on the story corpus
+    #   batch_size=B: another batch size; max_steps=N: only the first N optimizer steps
     icl, history = train_icl_gpt(steps=...)         # loss on the answers of ICL prompts
     batch = story_batch(documents, tokenizer)        # input_ids (B, T), padded with [PAD]
     lm_loss(model, batch)                            # next-token cross-entropy, padding ignored
@@ -142,21 +143,32 @@ def train_story_gpt(
     seed: int = 0,
     progress: bool = True,
     device: torch.device | str = "cpu",
+    batch_size: int | None = None,
+    max_steps: int | None = None,
 ) -> tuple[GPT, History]:
     """Train the tiny GPT on lecture 08's story corpus (``STORY_TRAINING``: Adam with a
     per-epoch decay, clipping at 1); the model returned on the CPU, in eval mode.
+
+    ``batch_size``: documents per step (None: ``STORY_TRAINING["batch_size"]``).
+    ``max_steps``: stop after that many optimizer steps (the first steps of the full run,
+    unchanged: lecture 14 compares them with the loop written in the notebook).
 
     Lecture 14.
     """
     data = default_data() if data is None else check_instance("data", data, PretrainingData)
     p = STORY_TRAINING
     epochs = p["epochs"] if epochs is None else check_positive_int("epochs", epochs)
+    batch_size = (
+        p["batch_size"] if batch_size is None else check_positive_int("batch_size", batch_size)
+    )
+    if max_steps is not None:
+        check_positive_int("max_steps", max_steps)
     check_seed(seed)
     torch.manual_seed(seed)
     model = GPT(GPTConfig.tiny(vocab_size=len(data.tokenizer)))
-    history = fit(model, _story_batches(data, p["batch_size"]), lm_loss, epochs=epochs,
+    history = fit(model, _story_batches(data, batch_size), lm_loss, epochs=epochs,
                   lr=p["lr"], lr_decay=p["lr_decay"], seed=seed, progress=progress,
-                  desc="training the story GPT", device=device)  # fmt: skip
+                  desc="training the story GPT", device=device, max_steps=max_steps)  # fmt: skip
     return model.eval(), history
 
 

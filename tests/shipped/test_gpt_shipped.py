@@ -97,6 +97,21 @@ def test_train_story_gpt_runs(tok):
         sg.train_story_gpt(data=data, epochs=0, progress=False)
 
 
+def test_train_story_gpt_max_steps_gives_the_first_steps_of_the_full_run(tok):
+    docs = make_corpus(40)
+    data = PretrainingData(docs[:36], docs[36:], tok)
+    _, full = sg.train_story_gpt(data=data, epochs=2, batch_size=8, progress=False)
+    assert len(full.step_loss) == 2 * 5  # 36 documents: 5 batches of at most 8 per epoch
+    _, part = sg.train_story_gpt(data=data, epochs=2, batch_size=8, max_steps=7, progress=False)
+    assert part.step_loss == full.step_loss[:7] and len(part.loss) == 2
+    _, default = sg.train_story_gpt(data=data, epochs=1, max_steps=1, progress=False)
+    assert len(default.step_loss) == 1 and default.step_loss[0] != full.step_loss[0]  # 64 docs
+    with pytest.raises(ValueError, match="max_steps"):
+        sg.train_story_gpt(data=data, max_steps=0, progress=False)
+    with pytest.raises(ValueError, match="batch_size"):
+        sg.train_story_gpt(data=data, batch_size=0, progress=False)
+
+
 def test_train_icl_gpt_runs(icl_data, monkeypatch):
     monkeypatch.setattr(sg, "ICL_TRAINING", TINY_ICL_TRAINING)
     model, history = sg.train_icl_gpt(icl_data, progress=False)
