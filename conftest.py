@@ -33,6 +33,15 @@ if not os.environ.get(guard.ENV_LOG) or os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ[guard.ENV_LOG] = os.path.join(
         tempfile.mkdtemp(prefix="lecturekit-offline-"), "blocked.jsonl"
     )
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist runs a worker per core: torch (and every process a test starts) on one thread
+    # each. Two workers of two OpenMP threads on two cores wait on each other's preempted
+    # threads at every small op: a beam-search test took 240 s in CI that way, 7 s alone.
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[_var] = "1"
+    import torch
+
+    torch.set_num_threads(1)
 os.environ.update(guard.child_env())  # LECTUREKIT_OFFLINE=1, tests/offline on PYTHONPATH
 for _flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE",
               "HF_HUB_DISABLE_TELEMETRY"):  # fmt: skip
