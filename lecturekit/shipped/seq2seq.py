@@ -16,7 +16,8 @@ Public API::
     model = load_shipped("seq2seq_dot")                 # lecturekit.shipped (hash-checked)
     model, history = train_seq2seq(attention="additive", data=None, epochs=..., seed=0,
                                    device="cpu",    # cuda / mps: trained there, returned on CPU
-                                   attention_query="current")   # or "previous" (Bahdanau)
+                                   attention_query="current",   # or "previous" (Bahdanau)
+                                   max_steps=None)  # N: the full run's first N steps only
     loss = seq2seq_loss(model, batch)                   # token cross-entropy (padding ignored)
 
 Evaluation (``translate``, ``exact_match``) is in ``lecturekit.experiments.translation``.
@@ -99,6 +100,7 @@ def train_seq2seq(
     eval_pairs: Sequence[Pair] | None = None,
     device: torch.device | str = "cpu",
     attention_query: str = "current",
+    max_steps: int | None = None,
 ) -> tuple[Seq2Seq, History]:
     """Train ``Seq2SeqConfig.tiny(attention=..., attention_query=...)`` (attention None or
     "none": the bottleneck) on ``data.train`` with ``lecturekit.training.fit`` (Adam,
@@ -106,9 +108,15 @@ def train_seq2seq(
     "previous" (s_{t-1}, Bahdanau), with attention only.
 
     ``history.eval`` holds exact match on ``eval_pairs`` (default: the validation split) after
-    each epoch. ``device``: where the optimizer steps run (cpu, cuda, cuda:N, mps); the
-    evaluation runs, and the model is returned, on the CPU. Every argument is checked before
-    the data is made and training starts.
+    each epoch (``eval_pairs=[]``: no evaluation). ``device``: where the optimizer steps run
+    (cpu, cuda, cuda:N, mps); the evaluation runs, and the model is returned, on the CPU.
+    ``max_steps``: stop after that many optimizer steps (the first steps of the full run,
+    unchanged: lecture 01 compares them with the loop written in the notebook). Every argument
+    is checked before the data is made and training starts.
+
+    One step is the loop of lecture 01: teacher-forced forward pass, ``seq2seq_loss``
+    (cross-entropy over the real target tokens), backward, gradient clipping at norm 1, Adam
+    step; the learning rate is multiplied by ``lr_decay`` after every epoch.
 
     Lecture 01.
     """
@@ -123,6 +131,8 @@ def train_seq2seq(
     if eval_pairs is not None:
         _check_pairs("eval_pairs", eval_pairs)
     check_device("device", device)
+    if max_steps is not None:
+        check_positive_int("max_steps", max_steps)
     attention = None if attention in (None, "none") else attention
     Seq2SeqConfig.tiny(attention=attention, attention_query=attention_query)  # checks the pair
     data = data or default_data()
@@ -133,6 +143,9 @@ def train_seq2seq(
     eval_pairs = data.valid if eval_pairs is None else eval_pairs
 
     query = ", query s_(t-1)" if attention_query == "previous" else ""
+
+    def evaluate(m: Seq2Seq) -> float:
+        return exact_match(m, eval_pairs, data).float().mean().item()
 
     def make_batches(epoch: int, generator: torch.Generator):
         return batches(data.train, data.src_vocab, data.tgt_vocab, batch_size, generator)
@@ -146,10 +159,11 @@ def train_seq2seq(
         lr_decay=lr_decay,
         clip=RECIPE["clip"],
         seed=seed,
-        eval_fn=lambda m: exact_match(m, eval_pairs, data).float().mean().item(),
+        eval_fn=evaluate if len(eval_pairs) else None,
         progress=progress,
         desc=f"seq2seq ({attention or 'no attention'}{query})",
         device=device,
+        max_steps=max_steps,
     )
     return model, history
 

@@ -1,12 +1,14 @@
 """lecturekit.shipped.seq2seq: the shipped translation models show the bottleneck; the command line."""
 
+import dataclasses
+
 import pytest
 
 from lecturekit.datasets.translation import default_data
 from lecturekit.experiments.translation import exact_match
 from lecturekit.models.seq2seq import BahdanauDecoder
 from lecturekit.shipped import load_shipped, shipped_info
-from lecturekit.shipped.seq2seq import MODELS, QUERIES, main
+from lecturekit.shipped.seq2seq import MODELS, QUERIES, main, train_seq2seq
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -53,3 +55,18 @@ def test_cli_errors_are_messages_not_tracebacks(capsys):
     with pytest.raises(SystemExit):
         main(["--epochs", "0"])
     assert "--epochs must be >= 1, got 0" in capsys.readouterr().err
+
+
+def test_train_seq2seq_max_steps_gives_the_first_steps_of_the_full_run():
+    """max_steps=N: the full run's first N steps, unchanged (lecture 01 compares them with the
+    loop written in the notebook); eval_pairs=[]: no evaluation."""
+    data = default_data()
+    small = dataclasses.replace(data, train=[p for p in data.train if len(p.src) <= 8][:80])
+    _, full = train_seq2seq("dot", small, epochs=2, batch_size=32, eval_pairs=data.valid[:4],
+                            progress=False)  # fmt: skip
+    assert len(full.step_loss) == 2 * 3 and len(full.eval) == 2  # 80 pairs: 3 batches of <= 32
+    _, part = train_seq2seq("dot", small, epochs=2, batch_size=32, max_steps=4, eval_pairs=[],
+                            progress=False)  # fmt: skip
+    assert part.step_loss == full.step_loss[:4] and len(part.loss) == 2 and part.eval == []
+    with pytest.raises(ValueError, match="max_steps"):
+        train_seq2seq("dot", small, max_steps=0, progress=False)
