@@ -6,7 +6,7 @@ Public API::
     answer = None                      # the student's answer
     check("03.2", answer)              # "not attempted yet" / "correct: ..." / "not yet: ..."
     hint("03.2")                       # the next hint, one more each call
-    check("01.3", answer, hyps=ex3_hyps, refs=ex3_refs)   # a checker given the cell's objects
+    check("01.3", answer, teacher_forced=losses, attention=ATTENTION)  # given the cell's objects
     progress("03")                     # the lecture's exercises with ✓ / ✗ / ·
     solved("03")                       # a Verdict for claim(): every exercise correct here
     quiz({"03.r1": None, "03.r2": "smaller"})  # the decks' fill-in blanks (recall)
