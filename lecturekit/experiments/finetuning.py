@@ -15,7 +15,8 @@ Public API::
     FINETUNING                               # the recipe (optimizer, steps, learning rates)
     model = build_model(task, regime, pretrained, seed=0)    # a head model for the task
     result = run(task, regime, n_train, pretrained, tokenizer, seed=0)   # -> RunResult
-    #   result.model, result.dev, result.test (the task's primary score), result.scores (all)
+    #   result.model, result.dev, result.test (the task's primary score), result.scores (all),
+    #   result.losses (the training loss of every optimizer step)
     preds = predict(model, task, tokenizer, examples)     # labels / answer texts / tag lists
     scores = evaluate(model, task, tokenizer, examples)   # {"accuracy": ...} or EM/F1 or P/R/F1
     PRIMARY                                  # task kind -> the score a curve plots
@@ -37,7 +38,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -138,6 +139,7 @@ class RunResult:
     steps: int
     seconds: float
     model: nn.Module
+    losses: list[float] = field(default_factory=list)  # the training loss of every step
 
     def row(self) -> dict[str, object]:
         """The result without the model, JSON-ready (what a sweep ships)."""
@@ -210,8 +212,9 @@ def _batch_rows(batch: Mapping[str, torch.Tensor], rows: torch.Tensor) -> dict:
     return {k: v[rows] for k, v in batch.items()}
 
 
-def _train_full(model: nn.Module, batch: dict, steps: int, lr: float, seed: int) -> None:
-    """AdamW over every trainable weight, ``steps`` shuffled mini-batches of the encoded set."""
+def _train_full(model: nn.Module, batch: dict, steps: int, lr: float, seed: int) -> list[float]:
+    """AdamW over every trainable weight, ``steps`` shuffled mini-batches of the encoded set;
+    returns every step's loss."""
     n, bs = len(batch["input_ids"]), FINETUNING["batch_size"]
     per_epoch = math.ceil(n / bs)
     epochs = math.ceil(steps / per_epoch)
@@ -225,8 +228,9 @@ def _train_full(model: nn.Module, batch: dict, steps: int, lr: float, seed: int)
 
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=lr, weight_decay=FINETUNING["weight_decay"])
-    fit(model, make_batches, _loss, epochs=epochs, optimizer=optimizer,
-        schedule=_schedule(steps), seed=seed, progress=False)  # fmt: skip
+    history = fit(model, make_batches, _loss, epochs=epochs, optimizer=optimizer,
+                  schedule=_schedule(steps), seed=seed, progress=False)  # fmt: skip
+    return history.step_loss
 
 
 @torch.no_grad()
@@ -240,9 +244,9 @@ def _features(model: nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tens
     return out.pooled if isinstance(model, BertForSequenceClassification) else out.hidden
 
 
-def _train_head(model: nn.Module, batch: dict, steps: int, lr: float, seed: int) -> None:
+def _train_head(model: nn.Module, batch: dict, steps: int, lr: float, seed: int) -> list[float]:
     """Frozen features: the encoder runs once; only the output layer trains on its features
-    (with the head's dropout), by the same optimizer and schedule."""
+    (with the head's dropout), by the same optimizer and schedule; returns every step's loss."""
     features = _features(model, batch)
     torch.manual_seed(seed)  # the dropout masks
     head, n, bs = model.output_layer(), len(features), FINETUNING["batch_size"]
@@ -251,7 +255,7 @@ def _train_head(model: nn.Module, batch: dict, steps: int, lr: float, seed: int)
                                   weight_decay=FINETUNING["weight_decay"])  # fmt: skip
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(steps))
     generator = torch.Generator().manual_seed(seed)
-    order, i = torch.randperm(n, generator=generator), 0
+    order, i, losses = torch.randperm(n, generator=generator), 0, []
     for _ in range(steps):
         if i >= n:
             order, i = torch.randperm(n, generator=generator), 0
@@ -270,6 +274,8 @@ def _train_head(model: nn.Module, batch: dict, steps: int, lr: float, seed: int)
         nn.utils.clip_grad_norm_(head.parameters(), 1.0)
         optimizer.step()
         scheduler.step()
+        losses.append(loss.item())
+    return losses
 
 
 def _check_examples(task: Task, examples: object) -> Sequence:
@@ -348,7 +354,8 @@ def run(
 ) -> RunResult:
     """Train ``task``'s head model in ``regime`` on ``task.subset(n_train, seed)`` and score it on
     dev and test. Deterministic for a seed (the subset, the head's initialisation, the batches).
-    ``steps`` overrides ``train_steps(n_train)`` (tests use a few)."""
+    ``steps`` overrides ``train_steps(n_train)`` (tests use a few). ``result.losses`` holds
+    every optimizer step's training loss (lecture 13 compares them with its written loop)."""
     _check_task(task)
     check_choice("regime", regime, REGIMES)
     check_positive_int("n_train", n_train)
@@ -361,14 +368,14 @@ def run(
     batch = encode(task, tokenizer, task.subset(n_train, seed))
     lr = FINETUNING["lr"][regime]
     train = _train_head if regime == "frozen features" else _train_full
-    train(model, batch, steps, lr, seed)
+    losses = train(model, batch, steps, lr, seed)
     model.eval()
     primary = PRIMARY[task.kind]
     dev = evaluate(model, task, tokenizer, task.dev)[primary]
     scores = evaluate(model, task, tokenizer, task.test)
     seconds = time.perf_counter() - start
     return RunResult(task.name, regime, n_train, seed, dev, scores[primary], scores, steps,
-                     seconds, model)  # fmt: skip
+                     seconds, model, losses)  # fmt: skip
 
 
 def sweep(

@@ -91,6 +91,19 @@ def test_schedule_warms_up_then_decays_to_zero(steps):
     assert values[peak:] == sorted(values[peak:], reverse=True)  # then down
 
 
+@pytest.mark.parametrize("regime", ft.REGIMES)
+def test_run_records_every_steps_loss(bert, tokenizer, tasks, regime):
+    """result.losses: one training loss per optimizer step, the same for the same seed (lecture
+    13 compares them with its written loop); the row a sweep ships leaves them out."""
+    task = tasks["tagging"]
+    result = ft.run(task, regime, 20, bert, tokenizer, seed=1, steps=6)
+    assert len(result.losses) == 6 and all(isinstance(x, float) for x in result.losses)
+    assert all(0.0 < x < 10.0 for x in result.losses)
+    again = ft.run(task, regime, 20, bert, tokenizer, seed=1, steps=6)
+    assert again.losses == result.losses
+    assert "losses" not in result.row()
+
+
 def test_a_one_step_run_trains(bert, tokenizer, tasks):
     result = ft.run(tasks["topic"], "fine-tuned", 20, bert, tokenizer, seed=1, steps=1)
     assert result.steps == 1 and 0.0 <= result.test <= 1.0
