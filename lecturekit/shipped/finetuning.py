@@ -2,7 +2,8 @@
 the learning curves (every regime, size and seed) that the notebook plots.
 
 The full sweep (4 tasks x 3 regimes x 4 sizes x 3 seeds) takes minutes on one core, more than
-a notebook may; notebook 13 reruns the smallest size live and reads the rest from here.
+a notebook may; notebook 13 trains one task at the smallest size live, with the loop it writes
+(equal to ``run``'s), and reads the rest from here.
 
 Public API::
 
