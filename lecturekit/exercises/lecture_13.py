@@ -299,9 +299,10 @@ _RECIPE = ("100 steps of your finetune on encode(tagging, tokenizer, tagging.sub
         "Two separate models, each pretrained(TokenClassifier(bert.config, 7)); "
         "finetune(full, data, steps=100, lr=3e-3) and finetune(frozen, data, steps=100, lr=0.3, "
         "freeze_encoder=True), data = encode(tagging, tokenizer, tagging.subset(50, seed=0)).",
-        "To score one: model = BertForTokenClassification.from_pretrained(bert, num_labels=7), "
-        "model.load_state_dict(yours.state_dict()) (the names are the same), then "
-        "evaluate(model, tagging, tokenizer, tagging.test)['f1'].",
+        "To score one: model = BertForTokenClassification.from_pretrained(bert, num_labels=7) "
+        "(from lecturekit.models.bert_tasks), model.load_state_dict(yours.state_dict()) (the "
+        "names are the same), then evaluate(model, tagging, tokenizer, tagging.test)['f1'] "
+        "(from lecturekit.experiments.finetuning).",
     ),
 )
 def _head_only(answer: object, *, full: object, frozen: object) -> str:
