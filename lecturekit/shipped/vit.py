@@ -5,6 +5,7 @@ Public API::
     history = train_classifier(model, data, epochs=40, ...)   # AdamW, warm-up + cosine, augment
     accuracy(model, images, labels)                           # share of correct predictions
     model, history = train_vit("vit_digits", data=None)       # a shipped model's recipe, seeded
+    #   both take max_steps=N: the first N optimizer steps of the full run, then stop
     history = shipped_history("vit_digits")                   # what training it measured
     #   both take device="cpu" (cuda, cuda:N, mps: trained there, the model left on the CPU)
     model = load_shipped("vit_digits")                        # lecturekit.shipped (hash-checked)
@@ -142,6 +143,7 @@ def train_classifier(
     progress: bool = False,
     desc: str = "training",
     device: torch.device | str = "cpu",
+    max_steps: int | None = None,
 ) -> History:
     """Train any image classifier on the digits: the small-data recipe of DeiT, scaled down.
 
@@ -152,7 +154,8 @@ def train_classifier(
     independent ``augment_prob`` share (``rotation=scale=0`` skips the first step).
     Deterministic for a given seed and thread count. The batches are made (and augmented) on
     the CPU and the optimizer steps run on ``device`` (cpu, cuda, cuda:N, mps); evaluation runs,
-    and the model is left, on the CPU.
+    and the model is left, on the CPU. ``max_steps=N`` stops after N optimizer steps: they are
+    exactly the first N steps of the full run (the schedule still spans ``epochs``).
 
     Returns:
         History: mean training loss per epoch, test accuracy after each epoch (only after the
@@ -177,6 +180,8 @@ def train_classifier(
     check_range("augment_prob", augment_prob, 0, 1)
     check_seed(seed)
     check_device("device", device)
+    if max_steps is not None:
+        check_positive_int("max_steps", max_steps)
     no_decay = ("bias", "cls_token", "pos_embed")
     params = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
@@ -216,6 +221,7 @@ def train_classifier(
         progress=progress,
         desc=desc,
         device=device,
+        max_steps=max_steps,
     )
 
 
@@ -225,10 +231,14 @@ def train_vit(
     *,
     progress: bool = False,
     device: torch.device | str = "cpu",
+    max_steps: int | None = None,
 ) -> tuple[ViT, History]:
     """Train ``ViTConfig.tiny()`` with the recipe of shipped model ``name`` (seeded; one thread
     on the CPU gives the shipped weights on the machine that made them; on ``device`` cuda,
     cuda:N or mps the steps run there and the model is returned on the CPU).
+
+    ``max_steps=N`` stops after the first N optimizer steps of that run (notebook 09 compares
+    them with the training loop written in the notebook).
 
     Lecture 09.
     """
@@ -242,7 +252,7 @@ def train_vit(
     model = ViT(ViTConfig.tiny())
     # evaluated after every epoch (the checkpoint records the curve; training is unchanged)
     history = train_classifier(model, data, progress=progress, desc=name, device=device,
-                               **settings)  # fmt: skip
+                               max_steps=max_steps, **settings)  # fmt: skip
     return model, history
 
 
@@ -255,7 +265,7 @@ def recipe(name: str) -> dict[str, object]:
     _check_name(name)
     defaults = {k: p.default for k, p in inspect.signature(train_classifier).parameters.items()
                 if p.default is not inspect.Parameter.empty and k not in
-                ("eval_every_epoch", "progress", "desc", "device")}  # fmt: skip
+                ("eval_every_epoch", "progress", "desc", "device", "max_steps")}  # fmt: skip
     return {"data": "lecturekit.datasets.digits.load_digits_data()", "optimizer": "AdamW",
             **defaults, **MODELS[name]}  # fmt: skip
 

@@ -169,3 +169,18 @@ def test_train_classifier_decays_only_weight_matrices(digits):
 def test_train_classifier_rejects_bad_settings(digits, kwargs, match):
     with pytest.raises(ValueError, match=match):
         train_classifier(nn.Linear(64, 10), digits, **kwargs)
+
+
+def test_max_steps_takes_the_first_steps_of_the_full_run(digits):
+    """train_vit(max_steps=N) stops after the first N optimizer steps of the shipped recipe's
+    run (notebook 09 compares them with its own loop); the schedule still spans all epochs."""
+    model, short = train_vit("vit_digits", digits, max_steps=5)
+    _, longer = train_vit("vit_digits", digits, max_steps=8)
+    assert len(short.step_loss) == 5 and short.step_loss == longer.step_loss[:5]
+    assert len(short.loss) == 1 and len(short.eval) == 1  # one (partial) epoch, evaluated
+    assert isinstance(model, ViT) and "max_steps" not in recipe("vit_digits")
+    torch.manual_seed(0)
+    history = train_classifier(ViT(ViTConfig.tiny()), digits, epochs=40, max_steps=5)
+    assert history.step_loss == short.step_loss  # train_vit is train_classifier, seeded
+    with pytest.raises(ValueError, match="max_steps"):
+        train_classifier(ViT(ViTConfig.tiny()), digits, max_steps=0)
