@@ -22,9 +22,11 @@ Lecture 09; Alpaydin & Kaynak 1998 (UCI optical recognition of handwritten digit
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -96,20 +98,33 @@ def load_digits_data(test_fraction: float = 0.2, seed: int = 0) -> DigitsData:
     """
     check_range("test_fraction", test_fraction, 0, 1, low_open=True, high_open=True)
     check_seed(seed)
-    try:
-        from sklearn.datasets import load_digits
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "the digits data set needs scikit-learn: pip install scikit-learn"
-        ) from err
-    digits = load_digits()
-    images = (
-        torch.tensor(digits.images, dtype=torch.float32)[:, None] / 16
-    )  # (N, 8, 8) -> (N, 1, 8, 8)
-    labels = torch.tensor(digits.target, dtype=torch.int64)
+    pixels, target = _sklearn_digits()
+    images = torch.tensor(pixels, dtype=torch.float32)[:, None] / 16  # (N, 8, 8) -> (N, 1, 8, 8)
+    labels = torch.tensor(target, dtype=torch.int64)
     is_test = torch.zeros(len(labels), dtype=torch.bool)
-    is_test[_stratified(digits.target, test_fraction, np.random.default_rng(seed))] = True
+    is_test[_stratified(target, test_fraction, np.random.default_rng(seed))] = True
     return DigitsData(images[~is_test], labels[~is_test], images[is_test], labels[is_test])
+
+
+def _sklearn_digits() -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's bundled digits: pixels (1797, 8, 8) in 0..16 and labels (1797,).
+
+    Read from the file ``sklearn.datasets.load_digits`` reads (the same numbers), without
+    importing scikit-learn, which takes about a second; ``load_digits`` itself if the file is
+    not where scikit-learn keeps it.
+    """
+    spec = importlib.util.find_spec("sklearn")  # finds the package without importing it
+    if spec is None:
+        raise ImportError("the digits data set needs scikit-learn: pip install scikit-learn")
+    folders = list(spec.submodule_search_locations or [])
+    path = Path(folders[0]) / "datasets" / "data" / "digits.csv.gz" if folders else None
+    if path is None or not path.is_file():  # pragma: no cover - another scikit-learn layout
+        from sklearn.datasets import load_digits
+
+        digits = load_digits()
+        return digits.images, digits.target
+    table = np.loadtxt(path, delimiter=",")  # (1797, 65): 64 pixels, then the label
+    return table[:, :-1].reshape(-1, 8, 8), table[:, -1].astype(int)
 
 
 def _check_images(images: object, generator: object, prob: object) -> None:

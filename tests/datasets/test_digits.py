@@ -36,6 +36,22 @@ def test_digits_split_is_fixed_stratified_and_complete(digits):
         load_digits_data(test_fraction=1.5)
 
 
+def test_the_digits_are_scikit_learns(digits):
+    """load_digits_data reads scikit-learn's data file without importing scikit-learn: train
+    and test together are the images and labels of sklearn.datasets.load_digits."""
+    from sklearn.datasets import load_digits
+
+    reference = load_digits()
+    theirs = torch.cat(
+        [torch.tensor(reference.images).flatten(1), torch.tensor(reference.target)[:, None]], 1
+    )  # (1797, 64 pixels + label)
+    images = torch.cat([digits.train_images, digits.test_images]).flatten(1) * 16
+    labels = torch.cat([digits.train_labels, digits.test_labels])[:, None]
+    ours = torch.cat([images.double(), labels.double()], 1)
+    assert torch.equal(torch.unique(ours, dim=0), torch.unique(theirs.double(), dim=0))
+    assert len(ours) == len(theirs) == 1797
+
+
 def test_with_train_fraction(digits):
     small = digits.with_train_fraction(0.1)
     assert len(small.train_labels) == 143 and torch.bincount(small.train_labels).min() >= 14
