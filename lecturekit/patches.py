@@ -9,6 +9,7 @@ Public API::
     conv = conv_patch_embedding(linear, C, p)       # the same map as a strided Conv2d
     maps = cls_attention(weights, grid)             # [CLS] row over the patches: (..., gh, gw)
     sim = position_similarity(pos_embed, grid)      # (gh, gw, gh, gw) cosine similarities
+    table = similarity_by_distance(pos_embed, grid)  # (gh, gw): mean by (row, column) distance
 
 ``image_size``/``patch_size`` are an int (square) or (height, width); ``grid`` is (gh, gw), the
 patches per column and per row. Each patch is flattened in (C, ph, pw) order and the patches
@@ -18,7 +19,8 @@ size whose weight is the Linear weight reshaped to (D, C, ph, pw). The ViT that 
 
 Dtypes: ``patchify``, ``unpatchify`` and ``cls_attention`` only reshape and index, so any dtype
 is legitimate (uint8 images come back uint8: convert to float before a Linear embedding);
-``position_similarity`` computes cosines and needs a floating ``pos_embed``.
+``position_similarity`` and ``similarity_by_distance`` compute cosines and need a floating
+``pos_embed``.
 
 Lecture 09; Dosovitskiy et al. 2021 (ViT) section 3.1, Figures 6 and 7.
 """
@@ -38,6 +40,7 @@ __all__ = [
     "unpatchify",
     "conv_patch_embedding",
     "cls_attention",
+    "similarity_by_distance",
     "position_similarity",
 ]
 
@@ -181,3 +184,29 @@ def position_similarity(pos_embed: torch.Tensor, grid: tuple[int, int]) -> torch
     check_tensor("pos_embed", p, floating=True, wanted=f"(1, {N + 1}, D)")
     p = F.normalize(p[-N:], dim=-1)  # drop [CLS]: (N, D), unit rows
     return (p @ p.T).reshape(gh, gw, gh, gw)  # (N, D) @ (D, N) -> (N, N) -> (gh, gw, gh, gw)
+
+
+def similarity_by_distance(pos_embed: torch.Tensor, grid: tuple[int, int]) -> torch.Tensor:
+    """The mean cosine similarity of two patches' position embeddings, by how far apart they
+    are: a compact summary of ``position_similarity``.
+
+    Args:
+        pos_embed: as in ``position_similarity``.
+        grid: (gh, gw).
+
+    Returns:
+        (gh, gw): [dr, dc] is the mean similarity over the pairs of patches dr rows and dc
+        columns apart ([0, 0] = 1). 2-D structure: the values fall as either distance grows.
+
+    Lecture 09; Dosovitskiy et al. 2021 Figure 7 (centre).
+    """
+    gh, gw = as_pair("grid", grid)
+    sim = position_similarity(pos_embed, (gh, gw)).reshape(gh * gw, gh * gw)  # (N, N)
+    rows, cols = torch.arange(gh).repeat_interleave(gw), torch.arange(gw).repeat(gh)  # (N,)
+    d_row = (rows[:, None] - rows[None, :]).abs()  # (N, N)
+    d_col = (cols[:, None] - cols[None, :]).abs()
+    table = torch.zeros(gh, gw, dtype=sim.dtype)
+    for dr in range(gh):
+        for dc in range(gw):
+            table[dr, dc] = sim[(d_row == dr) & (d_col == dc)].mean()
+    return table

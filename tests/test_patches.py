@@ -9,6 +9,7 @@ from lecturekit.patches import (
     conv_patch_embedding,
     patchify,
     position_similarity,
+    similarity_by_distance,
     unpatchify,
 )
 
@@ -131,6 +132,25 @@ def test_position_similarity():
     torch.testing.assert_close(position_similarity(pos[0, 1:], (4, 4)), sim)
     with pytest.raises(ValueError, match=r"pos_embed must be \(1, 10, D\), \(10, D\) or \(9, D\)"):
         position_similarity(pos, (3, 3))
+
+
+def test_similarity_by_distance_averages_the_pairs_at_each_distance():
+    coords = torch.stack(torch.meshgrid(torch.arange(4.0), torch.arange(4.0), indexing="ij"), -1)
+    table = similarity_by_distance(coords.reshape(16, 2) - 1.5, (4, 4))  # 2-D coordinates
+    assert table.shape == (4, 4) and table[0, 0] == 1
+    assert table[0, 1] > table[0, 3] and table[1, 0] > table[3, 0]  # falls with distance
+    torch.manual_seed(0)
+    pos = torch.randn(1, 1 + 6, 5)
+    sim = position_similarity(pos, (2, 3)).reshape(6, 6)
+    by_distance = similarity_by_distance(pos, (2, 3))
+    assert by_distance.shape == (2, 3)
+    # one row and two columns apart: patches 0 and 5, 2 and 3 (each pair twice, symmetric)
+    torch.testing.assert_close(by_distance[1, 2], (sim[0, 5] + sim[2, 3]) / 2)
+    torch.testing.assert_close(
+        by_distance[0, 1], (sim[0, 1] + sim[1, 2] + sim[3, 4] + sim[4, 5]) / 4
+    )
+    with pytest.raises(ValueError, match=r"pos_embed must be"):
+        similarity_by_distance(pos, (3, 3))
 
 
 def test_reshapes_take_any_dtype():
