@@ -24,13 +24,6 @@ pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    core.reset()
-    yield
-    core.reset()
-
-
 def _own_input(model, batch, shift=True):
     ids, _ = model.greedy_decode(batch.src, batch.src_len, batch.tgt_in.shape[1])  # (B, T)
     return torch.cat([batch.tgt_in[:, :1], ids[:, :-1]], dim=1) if shift else ids

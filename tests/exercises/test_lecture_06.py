@@ -8,14 +8,7 @@ import torch
 from torch import nn
 
 from lecturekit.attention import MultiHeadAttention
-from lecturekit.exercises import check, core, status
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    core.reset()
-    yield
-    core.reset()
+from lecturekit.exercises import check, status
 
 
 class FeedForward(nn.Module):

@@ -19,13 +19,6 @@ from lecturekit.shipped.bert import make_nsp_pairs, pretraining_batch
 from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    core.reset()
-    yield
-    core.reset()
-
-
 class Untied(BertForPreTraining):
     """lecturekit's BERT with an MLM decoder of its own (what the exercise asks for), or a near
     miss: ``keep_bias`` keeps mlm_bias beside the decoder's; ``still_tied`` adds the tied

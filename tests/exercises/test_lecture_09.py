@@ -11,17 +11,10 @@ import torch
 from torch import nn
 
 from lecturekit.datasets.digits import load_digits_data, random_shift
-from lecturekit.exercises import check, core, status
+from lecturekit.exercises import check, status
 from lecturekit.patches import patchify
 from lecturekit.shipped import load_shipped
 from lecturekit.shipped.vit import accuracy
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    core.reset()
-    yield
-    core.reset()
 
 
 @pytest.fixture(scope="module")

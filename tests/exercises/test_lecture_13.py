@@ -25,13 +25,6 @@ from lecturekit.shipped import load_shipped, load_tokenizer
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    core.reset()
-    yield
-    core.reset()
-
-
 # ------------------------------------------------------------------ the lecture's heads and loop
 
 

@@ -11,18 +11,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lecturekit.exercises import check, core, status
+from lecturekit.exercises import check, status
 from lecturekit.exercises.lecture_14 import min_p_keep
 from lecturekit.shipped import load_shipped
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
-
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    core.reset()
-    yield
-    core.reset()
 
 
 # ------------------------------------------------------------------ the lecture's GPT, as written
