@@ -71,13 +71,15 @@ def test_bad_input_names_the_argument(call, message):
 def test_save_writes_an_svg_file_and_refuses_other_names(tmp_path):
     path = _small().save(tmp_path / "d.svg", theme="dark")
     assert ET.parse(path).getroot().tag == f"{SVG}svg"
-    with pytest.raises(ValueError, match="ending in .svg"):
+    with pytest.raises(ValueError, match=r"ending in \.svg"):
         _small().save(tmp_path / "d.png")
 
 
 def _extent(d: Diagram) -> list[tuple[str, float, float, float, float]]:
-    return [(name, b.x - b.w / 2, b.y - b.h / 2, b.x + b.w / 2, b.y + b.h / 2)
-            for name, b in d._boxes.items()]
+    return [
+        (name, b.x - b.w / 2, b.y - b.h / 2, b.x + b.w / 2, b.y + b.h / 2)
+        for name, b in d._boxes.items()
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(diagrams()))
