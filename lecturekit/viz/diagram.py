@@ -374,8 +374,8 @@ class Diagram:
                 f"<style>{css}.lk-box,.lk-group,.lk-arrow{{stroke-width:1.6}}"
                 f".lk-cell{{stroke-width:.6}}</style>",
                 '<defs><marker id="lk-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-                'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z"/></marker>'
-                "</defs>",
+                'markerHeight="7" orient="auto-start-reverse">'
+                '<path d="M0,0 L10,5 L0,10 z"/></marker></defs>',
                 f'<rect class="lk-bg" x="0" y="0" width="{self.width}" height="{h}" rx="8"/>',
                 *head,
                 f'<g transform="translate(0,{top})">',
