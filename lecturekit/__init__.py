@@ -4,7 +4,7 @@ The building blocks a lecture derives live at this level (attention, masking, po
 layers, kv_cache, patches, decoding, training, tokenization, bpe), with the toy data in
 ``datasets``; the other roles have a subpackage each. Imports run one way, from a role to the
 roles listed before it: ``utils`` (helpers all share), the building blocks, ``models``,
-``efficient``, ``experiments``, ``shipped``, ``viz``, ``figures``. The README's package map
+``efficient``, ``experiments``, ``shipped``, ``viz``, ``figures``. The package map (docs/package.md)
 lists every module.
 
 Importing lecturekit makes Hugging Face libraries work offline (the notebooks load only what

@@ -1,5 +1,5 @@
 """The package's shape, checked: folders by role, imports one way (downwards) with no circle, no
-private name imported from another module (package or notebooks), and the README's package map
+private name imported from another module (package or notebooks), and the package map (docs/package.md)
 naming every public module.
 
 Imports are read from the source (``ast``), at any depth: a lazy import inside a function is a
@@ -180,7 +180,7 @@ def test_every_public_module_documents_its_lecture_or_role():
 
 
 def _readme_map() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "package.md").read_text()  # the package map, linked from the README
     section = readme.split("## The package", 1)[1].split("\n## ", 1)[0]
     first_cells = re.findall(r"^\| ([^|]*)\|", section, flags=re.M)
     return [m for cell in first_cells for m in re.findall(r"`(lecturekit[\w.]*)`", cell)]
@@ -191,7 +191,7 @@ def test_readme_package_map_is_the_map_of_the_code():
     public = {m for m in MODULES if not any(part.startswith("_") for part in m.split("."))}
     assert len(listed) == len(set(listed)), "a module is listed twice"
     assert set(listed) == public, (
-        f"README package map: add {sorted(public - set(listed))}, "
+        f"docs/package.md package map: add {sorted(public - set(listed))}, "
         f"drop {sorted(set(listed) - public)}"
     )
 

@@ -168,6 +168,21 @@ def _image_html(png_b64: str, alt: str, static_dir: Path) -> str:
     return _img(f"_static/{IMAGES_DIR}/{fname}", png, alt, "lk-figure")
 
 
+def _svg_html(svg: str, alt: str, static_dir: Path) -> str:
+    """A diagram (``lecturekit.viz.diagram``) as an ``<img>`` of an SVG file: its own ``<style>``
+    stays inside the file instead of styling the page."""
+    data = svg.encode()
+    fname = f"{hashlib.sha256(data).hexdigest()[:16]}.svg"
+    target = static_dir / IMAGES_DIR / fname
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        target.write_bytes(data)
+    size = re.search(r'<svg[^>]*\bwidth="(\d+)"[^>]*\bheight="(\d+)"', svg)
+    dims = f' width="{size[1]}" height="{size[2]}"' if size else ""
+    return (f'<img class="lk-figure lk-diagram" src="_static/{IMAGES_DIR}/{fname}" '
+            f'alt="{html.escape(alt, quote=True)}"{dims}>')  # fmt: skip
+
+
 def _heading_before(nb: dict, index: int) -> str:
     for cell in reversed(nb["cells"][:index]):
         if cell["cell_type"] == "markdown":
@@ -226,6 +241,12 @@ def prepare_notebook(nb: dict, players: dict[int, str], static_dir: Path) -> dic
                 png = data["image/png"]
                 png = "".join(png) if isinstance(png, list) else png
                 out["data"] = {"text/html": _image_html(png, alt, static_dir)}
+            elif "image/svg+xml" in data:
+                alt = out.get("metadata", {}).get("image/svg+xml", {}).get("alt")
+                svg = data["image/svg+xml"]
+                svg = "".join(svg) if isinstance(svg, list) else svg
+                alt = alt or f"Diagram in the section '{_heading_before(nb, i)}'"
+                out["data"] = {"text/html": _svg_html(svg, alt, static_dir)}
             elif "text/html" in data:
                 text = data["text/html"]
                 text = "".join(text) if isinstance(text, list) else text
@@ -303,7 +324,7 @@ def _gallery_page(root: Path, lectures: dict[str, Path], stage: Path) -> str:
             png = src / f"{name}.png"
             if not png.exists():
                 raise ValueError(f"docs/figures/{name}.png is missing: rebuild the gallery "
-                                 "(README, 'For instructors')")  # fmt: skip
+                                 "(docs/instructors.md)")  # fmt: skip
             shutil.copy(png, stage / "figures" / png.name)
             desc = figures.spec(name).description
             parts.append(f"### `{name}`\n\n![{desc}](figures/{png.name})\n\n{desc[0].upper()}"

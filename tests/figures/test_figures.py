@@ -93,8 +93,8 @@ def test_unwritable_output_directory_is_a_message(tmp_path, capsys):
     assert "error: --out=" in err and "cannot be written to" in err and "Traceback" not in err
 
 
-def test_readme_gallery_has_a_thumbnail_of_every_figure():
-    readme = (ROOT / "README.md").read_text()
+def test_instructors_gallery_has_a_thumbnail_of_every_figure():
+    gallery = (ROOT / "docs" / "instructors.md").read_text()
     for name in NAMES:
         assert (ROOT / "docs" / "figures" / f"{name}.png").exists(), name
-        assert f"docs/figures/{name}.png" in readme, name
+        assert f"](figures/{name}.png)" in gallery, name

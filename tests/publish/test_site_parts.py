@@ -165,3 +165,25 @@ def test_vendor_paths_match_the_packages_and_install_refuses_an_empty_cache(tmp_
     assert vendor.missing(tmp_path) == list(vendor.PACKAGES)
     with pytest.raises(RuntimeError, match=r"python -m lecturekit\.publish vendor"):
         vendor.install(tmp_path, tmp_path / "static")
+
+
+def test_a_diagram_becomes_an_svg_file_with_its_alt_text(tmp_path):
+    from lecturekit.viz.diagram import Diagram
+
+    d = Diagram(200, 80, alt="One box named query and nothing else.")
+    d.box("q", 100, 40, "query", kind="input")
+    data, meta = d._repr_mimebundle_()
+    nb = {"metadata": {}, "cells": [
+        {"cell_type": "markdown", "source": ["## 1. Section\n"], "metadata": {}},
+        {"cell_type": "code", "source": "query_diagram()", "metadata": {}, "outputs": [
+            {"output_type": "execute_result", "data": data, "metadata": meta},
+            {"output_type": "display_data", "data": {"image/svg+xml": data["image/svg+xml"]},
+             "metadata": {}}]},
+    ]}  # fmt: skip
+    shown, fallback = (o["data"]["text/html"] for o in prepare_notebook(nb, {}, tmp_path)
+                       ["cells"][1]["outputs"])  # fmt: skip
+    name = re.search(r'src="_static/lk-images/([0-9a-f]{16}\.svg)"', shown)[1]
+    assert 'alt="One box named query and nothing else."' in shown
+    assert 'width="200" height="80"' in shown and "<style>" not in shown  # CSS stays in the file
+    assert 'alt="Diagram in the section &#x27;1. Section&#x27;"' in fallback
+    assert (tmp_path / "lk-images" / name).read_text() == data["image/svg+xml"]
