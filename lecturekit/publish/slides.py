@@ -12,7 +12,12 @@ cannot drift apart):
 ``slides:summary``     the summary cell (split over two slides when long)
 =====================  ==========================================================================
 
-A deck is: title, what you will learn, the key / example / figure slides in notebook order, the
+Every diagram the notebook shows (a code cell calling a ``*_diagram()`` function of
+``lecturekit.viz.diagrams``) is a slide too, drawn again by the same function in the deck's light
+and dark themes, with its alt text.
+
+A deck is: title, what you will learn, the key / example / figure / diagram slides in notebook
+order, the
 lecture's recall blanks (``lecturekit.exercises.recall``; each answer revealed on the next
 click), the summary. Speaker notes come from the notebook's prose: the markdown right above a
 code cell, the untagged markdown right below a key cell, the title cell's sources. Every
@@ -87,6 +92,7 @@ class Deck:
     title: str
     slides: list[Slide] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
+    diagrams: dict[str, str] = field(default_factory=dict)  # file name -> SVG
 
 
 @dataclass(frozen=True)
@@ -287,6 +293,48 @@ def _figure_lecture(lecture: str) -> str:
     return lecture[:2] if lecture in ("08a", "08b") else lecture  # figures of 08 serve both
 
 
+_DIAGRAM_CALL = re.compile(r"\b(\w+_diagram)\(\)")
+
+
+def _diagram_cells(nb: dict, stem: str) -> dict[int, str]:
+    """Cell index -> name of the ``*_diagram`` function each diagram cell calls (the cells whose
+    stored output is a diagram's SVG)."""
+    found = {}
+    for i, cell in enumerate(nb["cells"]):
+        shows = any("image/svg+xml" in o.get("data", {}) for o in cell.get("outputs", []))
+        if cell["cell_type"] == "code" and shows and "diagram" in _source(cell):
+            call = _DIAGRAM_CALL.search(_source(cell))
+            if not call:
+                raise ValueError(f"{stem}.ipynb cell {i}: a diagram cell should call a "
+                                 "lecturekit.viz.diagrams function without arguments")  # fmt: skip
+            found[i] = call.group(1)
+    return found
+
+
+def _diagram_slide(
+    nb: dict, stem: str, i: int, name: str, deck: Deck, tagged: dict[int, list[str]]
+) -> Slide:
+    from lecturekit.viz.diagrams import diagrams
+
+    lecture = stem.split("_")[0]
+    funcs = {k.split(".")[1]: f for k, f in diagrams().items()
+             if k.split(".")[0] == f"lecture_{lecture}"}  # fmt: skip
+    if name not in funcs:
+        raise ValueError(f"{stem}.ipynb cell {i}: {name}() is not in "
+                         f"lecturekit.viz.diagrams.lecture_{lecture}")  # fmt: skip
+    diagram = funcs[name]()
+    alt = html.escape(diagram.alt, quote=True)
+    imgs = []
+    for t in THEMES:
+        fname = f"{stem}-{name}-{t}.svg"
+        deck.diagrams[fname] = diagram.svg(t)
+        imgs.append(f'<img class="lk-{t}" src="{FIGURES_DIR}/{fname}" alt="{alt}" '
+                    f'width="{diagram.width}" height="{diagram.height}">')  # fmt: skip
+    body = f'<div class="lk-figure lk-diagram">{"".join(imgs)}</div>'
+    notes = _notes(_prose_above(nb, i, tagged)) or f"<p>{alt}</p>"
+    return Slide("diagram", _heading_above(nb, i), body, notes, i)
+
+
 def read_deck(nb: dict, stem: str) -> Deck:
     """The deck chosen by the slide tags of notebook ``nb`` (file stem ``stem``,
     "03_self_attention"). Missing or misplaced tags raise a ValueError naming the cell."""
@@ -311,9 +359,12 @@ def read_deck(nb: dict, stem: str) -> Deck:
             raise ValueError(f"{stem}.ipynb: no cell is tagged slides:{needed} (its deck needs "
                              "one; see lecturekit.publish.slides)")  # fmt: skip
     summary: list[Slide] = []
-    for i in sorted(tagged):
+    diagram_cells = _diagram_cells(nb, stem)
+    for i in sorted(set(tagged) | set(diagram_cells)):
         cell = nb["cells"][i]
-        for tag in tagged[i]:
+        if i in diagram_cells:
+            deck.slides.append(_diagram_slide(nb, stem, i, diagram_cells[i], deck, tagged))
+        for tag in tagged.get(i, []):
             kind = tag.split(":")[0]
             if kind == "learn":
                 deck.slides.extend(_learn_slides(cell, i))
@@ -552,6 +603,8 @@ def build_slides(
         for job in todo:
             render_figure(job)
     for d in decks:
+        for fname, svg in d.diagrams.items():
+            (out / FIGURES_DIR / fname).write_text(svg + "\n", encoding="utf-8")
         (out / f"{d.stem}.html").write_text(deck_html(d), encoding="utf-8")
         say(f"  {d.stem}: {len(d.slides)} slides")
     (out / "index.html").write_text(index_html(decks, pdf), encoding="utf-8")
@@ -563,7 +616,8 @@ def build_slides(
         sizes = {s: (out / f"{s}.pdf").stat().st_size for s in pages}
     (out / "decks.json").write_text(json.dumps(
         {d.stem: {"slides": len(d.slides), "kinds": [s.kind for s in d.slides],
-                  "figures": d.figures, "pdf_pages": pages.get(d.stem)} for d in decks},
+                  "figures": d.figures, "diagrams": sorted(d.diagrams),
+                  "pdf_pages": pages.get(d.stem)} for d in decks},
         indent=1) + "\n", encoding="utf-8")  # fmt: skip
     return SlidesReport({d.stem: len(d.slides) for d in decks}, pages, sizes,
                         time.perf_counter() - start, out)  # fmt: skip

@@ -67,6 +67,38 @@ def test_a_deck_follows_its_tags_in_notebook_order():
     assert deck.figures == [FIGURE]
 
 
+def test_a_diagram_the_notebook_shows_is_a_slide_in_both_themes(monkeypatch):
+    from lecturekit.viz import diagrams
+    from lecturekit.viz.diagram import Diagram
+
+    def toy_diagram() -> Diagram:
+        d = Diagram(300, 100, alt="A query box and a key box joined by an arrow.")
+        d.box("q", 60, 50, "query", kind="input")
+        d.box("k", 240, 50, "key", kind="weight")
+        d.arrow("q", "k")
+        return d
+
+    monkeypatch.setattr(diagrams, "diagrams", lambda: {"lecture_03.toy_diagram": toy_diagram})
+    nb = _notebook()
+    data, meta = toy_diagram()._repr_mimebundle_()
+    shown = _code(
+        "toy_diagram()",
+        "",
+    )
+    shown["outputs"] = [{"output_type": "execute_result", "data": data, "metadata": meta}]
+    nb["cells"][1:1] = [_md("The picture first."), shown]
+    deck = slides.read_deck(nb, "03_toy")
+    assert [s.kind for s in deck.slides][:3] == ["title", "learn", "diagram"]
+    slide = deck.slides[2]
+    assert "The picture first." in slide.notes
+    assert 'alt="A query box and a key box joined by an arrow."' in slide.body
+    assert sorted(deck.diagrams) == ["03_toy-toy_diagram-dark.svg", "03_toy-toy_diagram-light.svg"]
+    assert deck.diagrams["03_toy-toy_diagram-dark.svg"] == toy_diagram().svg("dark")
+    shown["source"] = "toy_diagram(width=3)"  # not the registered picture: say so
+    with pytest.raises(ValueError, match="cell 2: a diagram cell should call"):
+        slides.read_deck(nb, "03_toy")
+
+
 def test_recall_slides_reveal_each_blank_on_a_click(monkeypatch):
     made = slides._recall_slides("03")
     body = "".join(s.body for s in made)
