@@ -22,6 +22,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_00,
     lecture_01,
     lecture_02,
+    lecture_02b,
     lecture_03,
     lecture_04,
     lecture_05,
