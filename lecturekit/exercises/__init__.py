@@ -39,6 +39,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_12,
     lecture_13,
     lecture_14,
+    lecture_14b,
     lecture_15,
     recall,
 )
