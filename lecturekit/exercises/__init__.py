@@ -28,6 +28,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_05,
     lecture_06,
     lecture_07,
+    lecture_07b,
     lecture_08a,
     lecture_08b,
     lecture_09,
