@@ -20,6 +20,7 @@ Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli`
 
 from lecturekit.exercises import (  # noqa: F401  (importing registers the exercises)
     lecture_00,
+    lecture_00b,
     lecture_01,
     lecture_02,
     lecture_02b,

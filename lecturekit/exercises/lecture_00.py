@@ -2,8 +2,8 @@
 
 00.1 skip-gram pairs by hand (code: run against ``models.word2vec.skipgram_pairs`` on several
 sentences and windows), 00.2 one GRU step by hand (code: run against ``torch.nn.GRUCell`` with
-its own weights), 00.3 what a bidirectional LSTM layer costs (hashed), 00.4 path lengths
-(hashed), 00.5 the vanishing bound (hashed).
+its own weights), 00.3 the vanishing bound (hashed). The cost and path-length exercises are
+lecture 00b's (``lecture_00b``).
 """
 
 from __future__ import annotations
@@ -119,44 +119,6 @@ def _gru_step(answer: object) -> str:
 register(
     Exercise(
         "00.3",
-        "what a bidirectional LSTM layer costs",
-        hints=(
-            "One step of a gated cell multiplies x by W_ih (G·H × D) and h by W_hh (G·H × H), "
-            "G = the number of gate matrices (1 for a vanilla RNN, 4 for an LSTM); count 2 "
-            "FLOPs per multiply-add.",
-            "A bidirectional layer runs two such recurrences (forward and backward), each over "
-            "all n words. Answer two numbers for n = 10, D = 128, H = 256: the LSTM layer's "
-            "FLOPs, then a vanilla bidirectional RNN's.",
-        ),
-        expected=Expected("floats", ("0d5c12d09b17a1c6a37c", "460ee9611f70b2915155"), 0),
-        correct="{answer}: four times the vanilla RNN (the slide says 3x: that is the GRU's "
-        "count), and every one of the 2n steps waits for the previous one",
-    )
-)
-
-register(
-    Exercise(
-        "00.4",
-        "path lengths",
-        hints=(
-            "Restricted attention with a window of w positions on each side moves information "
-            "at most w positions per layer; a causal convolution with k taps dilated by k^l at "
-            "layer l reaches k^L - 1 positions back after L layers.",
-            "For n = 64: the first output is n - 1 = 63 positions from the last. Answer three "
-            "numbers: the layers of restricted attention with w = 4, the layers of dilated "
-            "convolution with k = 4, and the recurrent transitions between x_0 and y_63.",
-        ),
-        expected=Expected(
-            "floats", ("eb0edf740d0fd7bb7eaf", "82e9b6d8e3247e189c8f", "36002d61022a96f08534"), 0
-        ),
-        correct="{answer}: O(n/r), O(log_k n) and O(n) of Table 1, where full self-attention "
-        "needs one layer",
-    )
-)
-
-register(
-    Exercise(
-        "00.5",
         "the vanishing bound",
         hints=(
             "∂h_t/∂h_{t-1} = diag(1 - h_t²) W_hh, and |1 - h²| <= 1: each step multiplies the "
@@ -164,7 +126,7 @@ register(
             "With σ = 0.8: the bound after d steps is 0.8^d. Answer two numbers: the bound "
             "after 20 steps (4 decimals), then the smallest d for which it falls below 1e-6.",
         ),
-        expected=Expected("floats", ("f6c8c85f6412d161eeeb", "8fb65949085b12581424"), 4),
+        expected=Expected("floats", ("57b5f76b921695d60577", "3017e2bef677e81575ab"), 4),
         correct="{answer}: with σ < 1, a word that far back reaches the loss with at most a "
         "millionth of the weight, whatever the input: too little to learn from",
     )
