@@ -62,7 +62,7 @@ lab: $(STAMP)
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(PYTEST_JOBS) --dist loadfile \
-	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks solutions $(PYTEST_ARGS)
+	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks solutions companions $(PYTEST_ARGS)
 
 LATEST_VENV ?= .venv-latest
 test-latest:
