@@ -90,8 +90,10 @@ def _gnmt_threshold(answer: object) -> str:
         )
     plain = math.log(full.score / short.score) / math.log(7 / 4)
     if round(float(answer), 3) == round(plain, 3):
-        raise NotYet("that is the threshold of |y|**alpha (exercise 07.2): GNMT divides by "
-                     "((5 + |y|) / 6)**alpha")
+        raise NotYet(
+            "that is the threshold of |y|**alpha (exercise 07.2): GNMT divides by "
+            "((5 + |y|) / 6)**alpha"
+        )
     raise NotYet("not yet: solve s_short / lp(4) = s_full / lp(7) for alpha (3 decimals)")
 
 
