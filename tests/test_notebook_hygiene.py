@@ -103,11 +103,17 @@ def test_nbval_markers_are_exact(path):
 def test_every_figure_is_stored_with_its_description(path):
     """The set-up cell's describe_figures() stores alt text with each figure (what the website
     and screen readers read): every PNG output has a non-empty one, and it names what the
-    figure shows (a plot, panels or a figure title), not a placeholder."""
+    figure shows (a plot, panels or a figure title), not a placeholder; a diagram's SVG carries
+    its own sentence (lecturekit.viz.diagram)."""
     nb = json.loads(path.read_text())
     missing, found = [], 0
     for i, cell in enumerate(nb["cells"]):
         for out in cell.get("outputs", []):
+            if "image/svg+xml" in out.get("data", {}):
+                alt = out.get("metadata", {}).get("image/svg+xml", {}).get("alt", "")
+                found += 1
+                if len(alt.split()) < 12:
+                    missing.append((i, alt[:60]))
             if "image/png" in out.get("data", {}):
                 alt = out.get("metadata", {}).get("image/png", {}).get("alt", "")
                 found += 1

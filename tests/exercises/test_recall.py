@@ -1,7 +1,7 @@
 """The decks' fill-in blanks: all 24 of the Yoon deck (and six questions of the other decks), each
 accepted with its synonyms whatever the case or spacing, checked through the exercise helper
-without showing the answer until hint() is asked twice; each asked at the start of its
-notebook, listed in docs/recall-blanks.md."""
+without showing the answer until hint() is asked twice; each asked where its
+notebook closes (under "## Recall"), listed in docs/recall-blanks.md."""
 
 from __future__ import annotations
 
@@ -78,13 +78,16 @@ def test_bad_input_is_refused(call, message):
 
 
 @pytest.mark.parametrize("lecture", sorted({b.lecture for b in recall.BLANKS}))
-def test_each_notebook_asks_its_blanks_at_the_start(lecture):
+def test_each_notebook_asks_its_blanks_when_the_lecture_closes(lecture):
     nb = json.loads(NOTEBOOKS[lecture].read_text())
     code = [(i, c) for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code"]
     found = [(i, c) for i, c in code if "quiz(" in "".join(c["source"])]
     assert len(found) == 1, "one self-check cell"
     index, cell = found[0]
-    assert index <= 4, "at the start of the notebook"
+    recall_heading = [i for i, c in enumerate(nb["cells"])
+                      if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## Recall")]  # fmt: skip
+    assert recall_heading and recall_heading[0] < index, "under '## Recall', closing the lecture"
+    assert index > len(nb["cells"]) // 2, "after the lecture, not before it"
     source = "".join(cell["source"])
     asked = re.findall(r'"(\d\d[a-z]?\.r\d+)": None', source)
     assert asked == exercises.recall_ids(lecture)
