@@ -22,7 +22,7 @@ Public API::
     accepts(blank_id, answer)    # True if the answer is accepted (for tests and the slides)
     table()                      # the list in Markdown (docs/recall-blanks.md)
 
-Lecture: the self-check at the start of notebooks 00-08b, 10, 11, 14 and 15.
+Lecture: the recall quiz that closes notebooks 00-08b, 10, 11, 14 and 15.
 """
 
 from __future__ import annotations
