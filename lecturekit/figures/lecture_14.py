@@ -50,7 +50,7 @@ def gpt_sampling_distributions() -> Figure:
 
 @register(
     "gpt_icl_curve",
-    lecture="14",
+    lecture="14b",
     description="in-context learning at toy scale: accuracy vs examples in the prompt",
     takeaway="No gradient step: accuracy climbs from chance with the examples in the prompt, "
     "tracking the oracle.",
