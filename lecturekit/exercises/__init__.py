@@ -34,6 +34,7 @@ from lecturekit.exercises import (  # noqa: F401  (importing registers the exerc
     lecture_08b,
     lecture_09,
     lecture_09a,
+    lecture_09b,
     lecture_10,
     lecture_10b,
     lecture_11,

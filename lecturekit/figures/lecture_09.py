@@ -1,6 +1,7 @@
 """Slide figures of lecture 09, the Vision Transformer (registered on import).
 
-    09  vit_patches, vit_position_similarity, vit_cls_attention
+    09  vit_patches, vit_cls_attention
+    09b vit_position_similarity (notebook 09b, the ViT's inductive bias)
 
 The digits come from scikit-learn (bundled, no download); the trained ViTs are the shipped
 checkpoints ``data/vit_digits*.safetensors`` (``lecturekit.shipped.vit``): nothing trains here.
@@ -58,7 +59,7 @@ def vit_patches() -> Figure:
 
 @register(
     "vit_position_similarity",
-    lecture="09",
+    lecture="09b",
     description="cosine similarity of learned position embeddings (centred vs moved digits)",
     takeaway="Position embeddings learn the 2-D layout only when the data make it matter: moved "
     "digits, not centred ones.",
