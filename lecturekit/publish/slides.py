@@ -347,10 +347,14 @@ def read_deck(nb: dict, stem: str) -> Deck:
     full_title = heading.group(2) if heading else stem
     title = full_title.split("·", 1)[-1].strip()
     deck = Deck(lecture, stem, full_title)
-    sources = re.search(r"\*\*Slides:\*\*(.*?)(?:\n\n|$)", title_cell, re.S)
     body = (f'<p class="lk-lecture">Lecture {html.escape(lecture)} · lecturekit</p>'
             f"<h1>{html.escape(title)}</h1>")  # fmt: skip
-    notes = _notes("Built from the decks: " + sources.group(1).strip()) if sources else ""
+    # the title slide's notes: the title cell's prose before its learning goals (what to read
+    # alongside, prerequisites), without the heading and the Colab / Binder links
+    intro = title_cell.split("**What you will learn**", 1)[0]
+    intro = "\n".join(line for line in intro.splitlines()
+                      if not line.startswith(("#", "[Open in Colab]")))  # fmt: skip
+    notes = _notes(intro.strip())
     deck.slides.append(Slide("title", title, body, notes, 0))
 
     kinds = [t.split(":")[0] for tags in tagged.values() for t in tags]
