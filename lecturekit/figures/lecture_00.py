@@ -1,7 +1,8 @@
 """Slide figures of lecture 00, from word vectors to context and why recurrence struggles
 (registered on import).
 
-    00  sense_similarity, rnn_gradient_vs_distance, rnn_jacobian_decay, recurrence_table
+    00   sense_similarity, rnn_gradient_vs_distance
+    00b  rnn_jacobian_decay, recurrence_table (and the rnn_gradient widget)
 
 No figure trains: the sense figure reads the shipped tiny BERT (and one word vector per
 word, identical for every occurrence by construction); the others are measured on seeded
@@ -93,7 +94,7 @@ def rnn_gradient_vs_distance() -> Figure:
 
 @register(
     "rnn_jacobian_decay",
-    lecture="00",
+    lecture="00b",
     description="vanilla RNN: measured gradient factor per step vs the spectral norm of W_hh",
     takeaway="The gradient factor per step never exceeds σ, the spectral norm of W_hh; tanh keeps "
     "it below 1 even at σ = 2.",
@@ -108,7 +109,7 @@ def rnn_jacobian_decay_figure() -> Figure:
 
 @register(
     "recurrence_table",
-    lecture="00",
+    lecture="00b",
     description="Vaswani et al.'s Table 1 filled from measurements: FLOPs exponents, "
     "sequential operations, path lengths",
     takeaway="Table 1, measured: attention FLOPs grow as n²d, recurrent as nd², but recurrence "
@@ -164,13 +165,13 @@ def word_neighbours_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
 
 @register_widget(
     "rnn_gradient",
-    lecture="00",
-    index=1,
+    lecture="00b",
+    index=0,
     description="the vanilla RNN's gradient vs distance for each spectral norm of W_hh, "
     "with or without the gated and Transformer curves",
 )
 def rnn_gradient_rebuilt() -> tuple[object, dict[str, list[object]] | None]:
-    """Notebook 00 cell 41: ``gradient_widget(curves, decay)`` on the notebook's measurements
+    """Notebook 00b: ``gradient_widget(curves, decay)`` on the notebook's measurements
     (torch's initialisation, and W_hh rescaled to each σ; median over 5 seeds).
 
     Lecture 00.
