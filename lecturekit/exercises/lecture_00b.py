@@ -1,12 +1,21 @@
 """Lecture 00b's exercises: what recurrence and self-attention cost, counted.
 
 00b.1 what a bidirectional LSTM layer costs (hashed), 00b.2 path lengths (hashed), 00b.3
-self-attention or a recurrent layer: which costs more (hashed).
+self-attention or a recurrent layer: which costs more (code: the student's ``layer_flops(n, d)``
+run on several n and d against 4n²d and 4nd², the near misses named).
 """
 
 from __future__ import annotations
 
-from lecturekit.exercises.core import Exercise, Expected, register, register_lecture
+from lecturekit.exercises.core import (
+    Exercise,
+    Expected,
+    NotYet,
+    exercise,
+    register,
+    register_lecture,
+    run_student,
+)
 
 register_lecture("00b", "00b_recurrence_measured")
 
@@ -49,21 +58,61 @@ register(
 )
 
 
-register(
-    Exercise(
-        "00b.3",
-        "self-attention or a recurrent layer: which costs more",
-        hints=(
-            "Self-attention's two products, QKᵀ and AV, each multiply an (n, d) by a (d, n) or an "
-            "(n, n) by an (n, d) matrix: n²d multiply-adds each. A vanilla RNN step multiplies x "
-            "and h by two d × d matrices: 2d² multiply-adds, n times. Count 2 FLOPs per "
-            "multiply-add.",
-            "For n = 50 and d = 512: self-attention 4n²d, the recurrent layer 4nd². Answer "
-            "[self-attention FLOPs, recurrent FLOPs].",
-        ),
-        expected=Expected("floats", ("75e3bfdbb271083bf359", "4ab4ddef5572f1927bfd"), 0),
-        correct="{answer}: their ratio is n/d, so self-attention is the cheaper layer whenever a "
-        "sentence has fewer positions than the model has dimensions (Vaswani et al., section 4), "
-        "and it needs one sequential step where the RNN needs n",
-    )
+CASES = ((50, 512), (7, 3), (128, 32), (64, 64), (1000, 16))
+
+
+def _pair_of_counts(got: object, what: str) -> tuple[float, float]:
+    try:
+        a, b = (float(v) for v in got)
+    except (TypeError, ValueError):
+        raise NotYet(f"{what} should return two numbers: (self-attention, recurrent)") from None
+    return a, b
+
+
+def _same(got: tuple[float, ...], want: tuple[float, ...]) -> bool:
+    return all(abs(g - w) <= 1e-9 * abs(w) for g, w in zip(got, want, strict=True))
+
+
+@exercise(
+    "00b.3",
+    "self-attention or a recurrent layer: which costs more",
+    hints=(
+        "Self-attention's two products, QKᵀ and AV, each multiply an (n, d) by a (d, n) or an "
+        "(n, n) by an (n, d) matrix: n²d multiply-adds each. A vanilla RNN step multiplies x "
+        "and h by two d × d matrices: 2d² multiply-adds, n times. Count 2 FLOPs per "
+        "multiply-add.",
+        "Return (self-attention FLOPs, recurrent FLOPs) as a formula in n and d: both are 4 "
+        "times a product of three of n, n, d, d. The checker tries several n and d.",
+    ),
 )
+def _attention_or_recurrence(answer: object) -> str:
+    for n, d in CASES:
+        what = f"your layer_flops({n}, {d})"
+        got = _pair_of_counts(run_student(answer, n, d, what=what), what)
+        want = (4 * n * n * d, 4 * n * d * d)
+        if _same(got, want):
+            continue
+        if _same(got, want[::-1]):
+            raise NotYet(f"{what}: the two numbers are swapped: self-attention first")
+        if _same(got, (want[0] / 2, want[1] / 2)):
+            raise NotYet(f"{what}: those are multiply-adds: count 2 FLOPs per multiply-add")
+        if _same(got[:1], (want[0] / 2,)):
+            raise NotYet(f"{what}: self-attention's count holds one product: there are two, "
+                         "QKᵀ and AV")  # fmt: skip
+        if _same(got[:1], (want[0] + 8 * n * d * d,)):
+            raise NotYet(f"{what}: self-attention's count includes the four projections: "
+                         "count only QKᵀ and AV, as the table does")  # fmt: skip
+        if not _same(got[:1], want[:1]):
+            raise NotYet(f"{what}: self-attention's count is not right yet")
+        if _same(got[1:], (want[1] / 2,)):
+            raise NotYet(f"{what}: the recurrent count holds one matrix per step: x and h are "
+                         "each multiplied by a d × d matrix")  # fmt: skip
+        raise NotYet(f"{what}: the recurrent layer's count is not right yet")
+    n, d = CASES[0]
+    return (
+        f"on {len(CASES)} sizes: their ratio is n/d (for n = {n}, d = {d}, self-attention "
+        f"costs {4 * n * n * d:,} FLOPs, the recurrent layer {4 * n * d * d:,}), so "
+        "self-attention is the cheaper layer whenever a sentence has fewer positions than the "
+        "model has dimensions (Vaswani et al., section 4), and it needs one sequential step "
+        "where the RNN needs n"
+    )
