@@ -15,7 +15,7 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.decoding import beam_search
-from lecturekit.experiments.examples import pie_example, poor_example
+from lecturekit.experiments.examples import pie_example
 from lecturekit.figures.registry import register, register_widget
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
 from lecturekit.positional import frequencies, sinusoidal_encoding
@@ -126,24 +126,6 @@ def beam_search_tree() -> Figure:
     _, tree = beam_search(step, 0, 1, beam_size=2, max_len=10, trace=True)
     fig = Figure()
     plot_beam_tree(tree, vocab, fig.add_subplot(), title="Beam search, k = 2")
-    fig.tight_layout()
-    return fig
-
-
-@register(
-    "beam_search_k_t",
-    lecture="07",
-    description="beam search with k = t = 2 on the Yoon deck's 'les pauvres sont démunis' "
-    "(made-up probabilities)",
-    takeaway="With k = t = 2 the search returns two beams: 'the poor don't have any money', then "
-    "greedy's answer.",
-)
-def beam_search_k_t() -> Figure:
-    vocab, step = poor_example()
-    _, tree = beam_search(step, 0, 1, beam_size=2, max_len=12, n_best=2, trace=True)
-    fig = Figure()
-    title = "Beam search, k = t = 2: les pauvres sont démunis"
-    plot_beam_tree(tree, vocab, fig.add_subplot(), title=title)
     fig.tight_layout()
     return fig
 

@@ -6,7 +6,8 @@ cannot drift apart):
 =====================  ==========================================================================
 ``slides:learn``       the title cell: its "What you will learn" list is the second slide
 ``slides:key``         a markdown cell shown as a slide (key equations, key ideas)
-``slides:example``     a code cell whose stored printed output is the worked example
+``slides:example``     a code cell whose stored output (printed lines, then its value) is the
+                       worked example
 ``slides:figure:NAME`` where the notebook shows what registered figure NAME shows: a slide with
                        the figure (``lecturekit.figures``, light and dark) and its takeaway
 ``slides:summary``     the summary cell (split over two slides when long)
@@ -251,11 +252,18 @@ def _summary_slides(cell: dict, index: int, lecture: str) -> list[Slide]:
 
 
 def _stdout(cell: dict) -> str:
-    return "".join(
-        "".join(o.get("text", "")) if isinstance(o.get("text"), list) else o.get("text", "")
-        for o in cell.get("outputs", [])
-        if o.get("output_type") == "stream" and o.get("name") == "stdout"
-    ).rstrip()
+    """What a code cell shows as text: its printed lines, then the value it ends with (a lean
+    cell shows a result as its last expression instead of printing it)."""
+    parts = []
+    for o in cell.get("outputs", []):
+        if o.get("output_type") == "stream" and o.get("name") == "stdout":
+            text = o.get("text", "")
+        elif o.get("output_type") == "execute_result":
+            text = o.get("data", {}).get("text/plain", "")
+        else:
+            continue
+        parts.append("".join(text) if isinstance(text, list) else text)
+    return "".join(p if p.endswith("\n") else p + "\n" for p in parts).rstrip()
 
 
 def _recall_slides(lecture: str) -> list[Slide]:
@@ -382,8 +390,8 @@ def read_deck(nb: dict, stem: str) -> Deck:
             elif kind == "example":
                 out = _stdout(cell)
                 if not out:
-                    raise ValueError(f"{stem}.ipynb cell {i}: slides:example needs a cell "
-                                     "that prints (no output stored: run it)")  # fmt: skip
+                    raise ValueError(f"{stem}.ipynb cell {i}: slides:example needs a cell that "
+                                     "prints or shows a value (none stored: run it)")  # fmt: skip
                 code = _source(cell).strip()
                 lines = out.splitlines()
                 shown = len(lines) + len(code.splitlines())

@@ -100,6 +100,18 @@ def test_a_diagram_the_notebook_shows_is_a_slide_in_both_themes(monkeypatch):
         slides.read_deck(nb, "03_toy")
 
 
+def test_an_example_cell_may_show_its_result_as_a_value():
+    nb = _notebook()
+    nb["cells"][4]["outputs"] = [
+        {"output_type": "stream", "name": "stdout", "text": "✓ the scores are exact\n"},
+        {"output_type": "execute_result", "data": {"text/plain": "(112, 96)"}, "metadata": {},
+         "execution_count": 1},
+    ]  # fmt: skip
+    example = slides.read_deck(nb, "03_toy").slides[3]
+    assert example.kind == "example"
+    assert "✓ the scores are exact\n(112, 96)" in example.body
+
+
 def test_recall_slides_reveal_each_blank_on_a_click(monkeypatch):
     made = slides._recall_slides("03")
     body = "".join(s.body for s in made)
