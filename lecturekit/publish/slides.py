@@ -106,7 +106,10 @@ class SlidesReport:
 
 
 def markdown_html(text: str) -> str:
-    """Markdown (with $math$) as HTML; the math is left for MathJax."""
+    """Markdown (with $math$) as HTML; the math is left for MathJax. A relative link (another
+    notebook, the course map) keeps only its text: the decks' folder holds none of them, and in
+    the PDF it would point at the port of the server that printed it, a new one every build."""
+    text = re.sub(r"(?<!!)\[([^\]]*)\]\((?!https?://)[^)\s]*\)", r"\1", text)
     return _markdown(text).strip()
 
 

@@ -56,6 +56,9 @@ def test_a_deck_follows_its_tags_in_notebook_order():
     title, learn, key, example, figure = deck.slides[:5]
     assert title.title == "Toy" and "Yoon (SNU), step 1." in title.notes
     assert "What you will learn" not in title.notes and "one" not in title.notes
+    assert "<a " not in title.notes
+    assert slides.markdown_html("See [14b](14b_x.ipynb).") == slides.markdown_html("See 14b.")
+    assert '<a href="https://x.org/a">' in slides.markdown_html("[a](https://x.org/a)")
     assert "<li>one" in learn.body and learn.cell == 0
     assert key.title == "1. Scores" and "$$" in key.body and "Prose under" in key.notes
     assert example.title == "The example" and "q1 . k1 = 112" in example.body
