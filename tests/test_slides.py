@@ -21,9 +21,13 @@ unless LECTUREKIT_REQUIRE_BROWSER=1 (CI), which turns the skip into a failure.
 from __future__ import annotations
 
 import filecmp
+import functools
+import http.server
 import json
 import os
 import re
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +118,47 @@ def test_decks_build_byte_identically_twice(built, tmp_path):
     assert index == {d: built.decks[d] for d in decks}, "the same decks.json entries"
     pdf = (built.folder / f"{LECTURES[0]}.pdf").read_bytes()
     assert b"/CreationDate (D:00000000000000" in pdf, "the PDF's date is fixed"
+
+
+class _SlowFonts(http.server.SimpleHTTPRequestHandler):
+    """Serves a folder, each web font two seconds late (as from a slow or busy server)."""
+
+    def do_GET(self):
+        if re.search(r"\.(woff2?|ttf|otf|eot)(\?|$)", self.path):
+            time.sleep(2)
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+_SIZES = """() => ({
+  math: [...document.querySelectorAll('mjx-container')].map((c) => getComputedStyle(c).fontSize),
+  bodies: [...document.querySelectorAll('.lk-body')].map((b) => b.style.fontSize),
+})"""
+
+
+def test_math_and_text_sizes_do_not_depend_on_when_the_font_arrives(built, served, chromium):
+    # MathJax sizes math to the ex-height of the text around it, and the slides shrink a long
+    # text to fit: both measured before the deck's web font had loaded once drew a deck bigger
+    # (a PDF printed twice differed). The deck waits for its fonts; a late font changes nothing.
+    stem = next(s for s in LECTURES if s.startswith("03"))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_SlowFonts, directory=str(built.folder))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        sizes = []
+        for base in (served, f"http://127.0.0.1:{server.server_address[1]}/"):
+            page, seen = _page(chromium, f"{base}{stem}.html?print-pdf&theme=light")
+            sizes.append(page.evaluate(_SIZES))
+            assert not seen, seen
+            page.context.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert sizes[0]["math"], "the deck has math"
+    assert sizes[1] == sizes[0]
 
 
 _SLIDE_FACTS = """() => {

@@ -68,10 +68,18 @@
     mathjax3: {
       mathjax: mathjax,
       tex: { inlineMath: [["$", "$"], ["\\(", "\\)"]] },
+      // Typeset only once the page's fonts have loaded: MathJax sizes the math to the ex-height
+      // of the text around it, so typesetting beside a fallback font drew it at another size
+      // (and a deck printed twice differed).
       startup: {
+        typeset: false,
         ready: function () {
           MathJax.startup.defaultReady();
           MathJax.startup.promise.then(function () {
+            return document.fonts.ready;
+          }).then(function () {
+            return MathJax.typesetPromise();
+          }).then(function () {
             Reveal.layout();
             window.lkMathDone();
           });
@@ -81,6 +89,8 @@
   }).then(function () {
     Reveal.addKeyBinding({ keyCode: 84, key: "T", description: "Light / dark theme" }, toggleTheme);
     return Promise.all([mathDone, imagesLoaded()]);
+  }).then(function () {
+    return document.fonts.ready;  // the math's own fonts, requested while typesetting
   }).then(function () {
     fitSlides();
     window.lkReady = true;
