@@ -10,7 +10,8 @@ decks must build in under two minutes.
 Every deck is opened in headless Debian Chromium, served on 127.0.0.1, with every request to
 another host refused and recorded, and stepped through click by click (every slide, every
 fragment): no refused or failed request, no console error, every slide's content fits the 16:9
-slide, every figure loaded (alt text), every formula rendered by MathJax, every recall blank
+slide and can be projected (no text under 20 px, at most ``WORD_LIMIT`` words of text, no slide
+ending on a colon, figures filling the slide, a "Step k" sequence without a gap), every figure loaded (alt text), every formula rendered by MathJax, every recall blank
 hidden until its click and shown after it. The dark theme shows the dark figures on a dark
 background. Each PDF has one page per slide.
 
@@ -37,6 +38,7 @@ from publishing import fetch_scripts, run_publish  # tests/support
 
 from lecturekit import figures
 from lecturekit.exercises import recall
+from lecturekit.publish import slides
 from lecturekit.publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only
@@ -46,6 +48,7 @@ OUT = ROOT / "test-output" / "slides"
 # the issue's budget on 2 free cores; under `make test` (pytest-xdist) another worker runs
 # notebooks beside the build, which then gets about one core of a slower machine: a cap
 # against a runaway build, not a benchmark (the build prints its time)
+MIN_FONT_PX = 20  # the smallest text a projected slide shows (1280 x 720)
 BUILD_LIMIT_S = 120 * (3 if os.environ.get("PYTEST_XDIST_WORKER") else 1)
 LECTURES = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 
@@ -161,7 +164,36 @@ def test_math_and_text_sizes_do_not_depend_on_when_the_font_arrives(built, serve
     assert sizes[1] == sizes[0]
 
 
-_SLIDE_FACTS = """() => {
+# What a projected slide shows, measured in the slide's own 1280 x 720 pixels: the smallest font of
+# any visible text (math glyphs and speaker notes aside), the words of its body (math and code
+# aside), the text it ends on, and how much of the slide its figure fills.
+_READABLE = """function readable(slide, visible) {
+  let smallest = Infinity;
+  const words = [];
+  const walk = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const node = walk.currentNode, el = node.parentElement;
+    if (!node.textContent.trim() || !visible(el) || el.closest('mjx-container, aside')) continue;
+    smallest = Math.min(smallest, parseFloat(getComputedStyle(el).fontSize));
+    if (el.closest('.lk-body') && !el.closest('pre')) words.push(node.textContent);
+  }
+  const body = slide.querySelector('.lk-body');
+  const last = body ? [...body.querySelectorAll('p, li')].filter(visible).pop() : null;
+  const img = [...slide.querySelectorAll('.lk-figure img')].filter(visible)[0];
+  return {
+    smallestFont: smallest === Infinity ? null : smallest,
+    words: words.join(' ').split(/\\s+/).filter((w) => /\\w/.test(w)).length,
+    endsOn: last ? last.textContent.trim().slice(-1) : '',
+    figure: img ? [img.offsetWidth, img.offsetHeight] : null,
+  };
+}
+"""
+
+_SLIDE_FACTS = (
+    """() => {
+  """
+    + _READABLE
+    + """
   const slide = Reveal.getCurrentSlide();
   const visible = (el) => el.offsetParent !== null || el.getClientRects().length > 0;
   const imgs = [...slide.querySelectorAll('img')].filter(visible);
@@ -181,8 +213,11 @@ _SLIDE_FACTS = """() => {
     blanks: blanks.length,
     notes: (slide.querySelector('aside.notes') || {textContent: ''}).textContent.trim().length,
     indexh: Reveal.getIndices().h,
+    title: (slide.querySelector('h2') || {textContent: ''}).textContent.trim(),
+    ...readable(slide, visible),
   };
 }"""
+)
 
 
 def _page(chromium, url: str):
@@ -196,7 +231,7 @@ def _page(chromium, url: str):
 def test_deck_steps_through_offline_without_errors(stem, built, served, chromium):
     page, seen = _page(chromium, f"{served}{stem}.html?transition=none&theme=light")
     problems = []
-    visited, clicks = set(), 0
+    visited, clicks, titles = set(), 0, []
     total = page.evaluate("Reveal.getTotalSlides()")
     while True:
         facts = page.evaluate(_SLIDE_FACTS)
@@ -211,7 +246,14 @@ def test_deck_steps_through_offline_without_errors(stem, built, served, chromium
                 "no speaker notes": facts["kind"] != "title" and not facts["notes"],
                 "figure slide without a figure": facts["kind"] == "figure" and facts["images"] != 1,
                 "blank shown before its click": facts["blanksShown"],
+                "text smaller than 20 px": (facts["smallestFont"] or 99) < MIN_FONT_PX
+                and facts["smallestFont"],
+                "words of text": facts["words"] > slides.WORD_LIMIT and facts["words"],
+                "ends on a colon": facts["endsOn"] == ":",
+                "figure smaller than the slide wants": facts["figure"]
+                and facts["figure"][0] < 1100 and facts["figure"][1] < 450 and facts["figure"],
             }  # fmt: skip
+            titles.append(facts["title"])
             problems += [f"{where}: {k} {v}" for k, v in checks.items() if v]
         if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
             break
@@ -227,6 +269,9 @@ def test_deck_steps_through_offline_without_errors(stem, built, served, chromium
     assert recall_slides == len(recall.blanks(stem.split("_")[0]))
     math = page.evaluate("document.querySelectorAll('mjx-container').length")
     assert math > 0, "every deck has its key equation"
+    steps = sorted({int(m.group(1)) for t in titles for m in [re.search(r"\bStep (\d+)", t)] if m})
+    if steps != list(range(1, len(steps) + 1)):
+        problems.append(f"a sequence of steps with a gap: Step {steps}")
     problems += [f"{k}: {v}" for k, v in vars(seen).items() if v]
     if problems:
         OUT.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,16 @@ Every diagram the notebook shows (a code cell calling a ``*_diagram()`` function
 ``lecturekit.viz.diagrams``) is a slide too, drawn again by the same function in the deck's light
 and dark themes, with its alt text.
 
+Slides are projected, so they hold little text (a notebook's paragraph is read, not shown): a
+``slides:learn``, ``slides:key`` or ``slides:summary`` cell whose text would put more than
+``WORD_LIMIT`` words on a slide carries its projected text in its metadata,
+``{"lecturekit": {"slide": "..."}}`` (markdown, math kept; a list of texts makes one slide each),
+and its full text goes to the speaker notes. A slide over the limit, or one whose text ends on a
+colon, stops the build with a ValueError naming the cell. A worked example shows its code
+without imports, seeds and checks (``claim``, ``check``, ``assert``...), at a size readable from
+the back of a room: code and printout share ``EXAMPLE_LINES`` lines, the code goes to the notes
+when both do not fit, and a long printout shows its first lines (the rest is in the notebook).
+
 A deck is: title, what you will learn, the key / example / figure / diagram slides in notebook
 order, the
 lecture's recall blanks (``lecturekit.exercises.recall``; each answer revealed on the next
@@ -42,6 +52,7 @@ Lecture-independent (instructors' decks).
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 import multiprocessing
@@ -59,7 +70,7 @@ from lecturekit.publish import vendor
 from lecturekit.publish.notebook import lecture_notebooks, read_notebook
 
 __all__ = ["TAGS", "Slide", "Deck", "SlidesReport", "read_deck", "deck_html", "index_html",
-           "build_slides", "print_pdfs", "markdown_html"]  # fmt: skip
+           "build_slides", "print_pdfs", "markdown_html", "slide_words", "shown_code"]  # fmt: skip
 
 PREFIX = "slides:"
 TAGS = ("learn", "key", "example", "figure", "summary")
@@ -71,7 +82,11 @@ STATIC_DIR = "_static"
 VENDOR_DIR = "_vendor"
 DPI = 128  # 10 x 5.625 in -> 1280 x 720 px, the slide's size
 TEXT_LIMIT = 1200  # characters of a list on one slide before it is split
-CODE_LINES = 12  # an example's code is shown above its output when it is this short
+WORD_LIMIT = 40  # words of text a slide may hold (math counts as one word, code as none)
+EXAMPLE_LINES = 18  # lines of code and printout an example slide holds (21 px, 1280 x 720)
+LINE_CHARS = 88  # characters of a code line before it wraps on the slide
+META = "lecturekit"  # the cell metadata key of the projected text ({"slide": ...})
+_CHECKS = ("claim", "check", "hint", "quiz", "describe_figures", "close")  # not projected
 
 _markdown = mistune.create_markdown(escape=False, plugins=["math", "table", "strikethrough"])
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$", re.M)
@@ -111,6 +126,102 @@ def markdown_html(text: str) -> str:
     the PDF it would point at the port of the server that printed it, a new one every build."""
     text = re.sub(r"(?<!!)\[([^\]]*)\]\((?!https?://)[^)\s]*\)", r"\1", text)
     return _markdown(text).strip()
+
+
+def slide_words(markdown: str) -> int:
+    """The words a slide's markdown shows: display math and code blocks count as none, inline
+    math as one word, markup as nothing."""
+    text = re.sub(r"\$\$.*?\$\$|```.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"\$[^$]+\$", " x ", text)
+    text = re.sub(r"<[^>]+>|[*_`#|>]", " ", text)
+    return sum(1 for w in text.split() if re.search(r"\w", w))
+
+
+def _projected(cell: dict) -> list[str] | None:
+    """The cell's projected text (metadata lecturekit.slide), one string per slide, or None."""
+    text = cell.get("metadata", {}).get(META, {}).get("slide")
+    if text is None:
+        return None
+    return [text] if isinstance(text, str) else list(text)
+
+
+def _fits(stem: str, i: int, texts: Iterable[str]) -> None:
+    for text in texts:
+        words = slide_words(text)
+        if words > WORD_LIMIT:
+            raise ValueError(f"{stem}.ipynb cell {i}: a slide of {words} words (a projected slide "
+                             f"holds at most {WORD_LIMIT}): write its projected text in the cell's "
+                             f'metadata, {{"{META}": {{"slide": "..."}}}}')  # fmt: skip
+        if text.rstrip().endswith(":"):
+            raise ValueError(f"{stem}.ipynb cell {i}: its slide ends on a colon, announcing "
+                             "what the slide does not show; end it on what it says")  # fmt: skip
+
+
+def _dropped(node: ast.stmt) -> bool:
+    """An import, a seed, an assertion or a check, or a loop / block holding only those: plumbing
+    a projected example leaves out."""
+    if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assert)):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        name = ast.unparse(node.value.func)
+        return name.split(".")[-1] in _CHECKS or name.startswith("torch.testing") or name in (
+            "torch.manual_seed", "torch.set_num_threads")  # fmt: skip
+    if isinstance(node, (ast.For, ast.While, ast.If, ast.With)):
+        return all(_dropped(n) for n in [*node.body, *getattr(node, "orelse", [])])
+    return False
+
+
+def shown_code(code: str) -> str:
+    """An example cell's code as a slide shows it: without imports, seeds, assertions and checks
+    (``claim``, ``check``...), blank lines collapsed. Code that does not parse is shown whole."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code.strip()
+    drop: set[int] = set()
+    for node in ast.walk(tree):
+        for field_name in ("body", "orelse", "finalbody"):
+            block = getattr(node, field_name, None)
+            if not isinstance(block, list) or not all(isinstance(n, ast.stmt) for n in block):
+                continue
+            if node is not tree and all(_dropped(n) for n in block):
+                continue  # the block's owner is dropped whole (or kept whole: a def)
+            for n in block:
+                if _dropped(n):
+                    drop.update(range(n.lineno - 1, n.end_lineno))
+    lines = [line for k, line in enumerate(code.splitlines()) if k not in drop]
+    shown = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    try:
+        ast.parse(shown)
+    except SyntaxError:
+        return code.strip()
+    return shown
+
+
+def _rows(text: str) -> int:
+    """Lines ``text`` takes on a slide, long lines wrapped."""
+    return sum(max(1, -(-len(line) // LINE_CHARS)) for line in text.splitlines())
+
+
+def _example_body(code: str, out: str) -> tuple[str, str]:
+    """(the example slide's body, notes to add): the code above the printout when both fit in
+    EXAMPLE_LINES; else the printout alone (the code in the notes), its first lines if long."""
+    code = shown_code(code)
+    notes = ""
+    pre = '<pre class="lk-{}"><code>{}</code></pre>'
+    if code and _rows(code) + _rows(out) <= EXAMPLE_LINES:
+        return pre.format("code", html.escape(code)) + pre.format("output", html.escape(out)), ""
+    if code:
+        notes = f"<p>The code:</p><pre><code>{html.escape(code)}</code></pre>"
+    lines, kept = out.splitlines(), []
+    for line in lines:
+        if _rows("\n".join([*kept, line])) > EXAMPLE_LINES - 1:
+            break
+        kept.append(line)
+    if len(kept) < len(lines):
+        more = len(lines) - len(kept)
+        kept.append(f"⋯ ({more} more line{'s' if more > 1 else ''} in the notebook)")
+    return pre.format("output", html.escape("\n".join(kept))), notes
 
 
 def _source(cell: dict) -> str:
@@ -214,12 +325,13 @@ def _list_chunks(text: str, limit: int = TEXT_LIMIT) -> list[str]:
     return chunks
 
 
-def _learn_slides(cell: dict, index: int) -> list[Slide]:
+def _learn_slides(cell: dict, index: int, stem: str) -> list[Slide]:
     text = _source(cell)
     m = re.search(r"\*\*What you will learn\*\*\s*", text)
     if not m:
         raise ValueError("the slides:learn cell has no **What you will learn** list")
-    chunks = _list_chunks(text[m.end() :])
+    chunks = _projected(cell) or _list_chunks(text[m.end() :])
+    _fits(stem, index, chunks)
     notes = "<p>The notebook's full list (and what it builds on):</p>" + markdown_html(
         text[m.end() :]
     )
@@ -241,12 +353,14 @@ def _exercise_notes(lecture: str) -> str:
             f"solutions/):</p><ul>{items}</ul>")  # fmt: skip
 
 
-def _summary_slides(cell: dict, index: int, lecture: str) -> list[Slide]:
+def _summary_slides(cell: dict, index: int, stem: str) -> list[Slide]:
+    lecture = stem.split("_")[0]
     text = _source(cell)
     text = re.split(r"^## Exercises", text, flags=re.M)[0]
     _, body = _without_heading(text)
-    chunks = _list_chunks(body)
-    notes = _exercise_notes(lecture)
+    chunks = _projected(cell) or _list_chunks(body)
+    _fits(stem, index, chunks)
+    notes = (markdown_html(body) if _projected(cell) else "") + _exercise_notes(lecture)
     return [
         Slide("summary", "Summary" + (f" ({k + 1}/{len(chunks)})" if len(chunks) > 1 else ""),
               markdown_html(c), notes, cell=index)
@@ -269,12 +383,23 @@ def _stdout(cell: dict) -> str:
     return "".join(p if p.endswith("\n") else p + "\n" for p in parts).rstrip()
 
 
+def _per_slide(words: list[int]) -> int:
+    """How many recall blanks (of ``words`` words each) a slide holds: at most four and
+    WORD_LIMIT words, spread evenly over the fewest slides."""
+    n = len(words)
+    for n_slides in range(max(1, -(-n // 4)), n + 1):
+        per = -(-n // n_slides)
+        if all(sum(words[k : k + per]) <= WORD_LIMIT for k in range(0, n, per)):
+            return per
+    return 1
+
+
 def _recall_slides(lecture: str) -> list[Slide]:
     from lecturekit.exercises.recall import BLANK, blanks
 
     found = blanks(lecture)
-    n_slides = -(-len(found) // 4)  # at most four blanks a slide, spread evenly
-    per = -(-len(found) // n_slides) if found else 1
+    per = _per_slide([slide_words(b.prompt.replace(BLANK, " ")) + 1 for b in found])
+    n_slides = -(-len(found) // per) if found else 0
     slides = []
     for start in range(0, len(found), per):
         part = found[start : start + per]
@@ -382,27 +507,30 @@ def read_deck(nb: dict, stem: str) -> Deck:
         for tag in tagged.get(i, []):
             kind = tag.split(":")[0]
             if kind == "learn":
-                deck.slides.extend(_learn_slides(cell, i))
+                deck.slides.extend(_learn_slides(cell, i, stem))
             elif kind == "summary":
-                summary.extend(_summary_slides(cell, i, lecture))
+                summary.extend(_summary_slides(cell, i, stem))
             elif kind == "key":
                 head, text = _without_heading(_source(cell))
-                deck.slides.append(Slide("key", head or _heading_above(nb, i), markdown_html(text),
-                                         _notes(_prose_below(nb, i, tagged)) or markdown_html(text),
-                                         i))  # fmt: skip
+                notes = _notes(_prose_below(nb, i, tagged))
+                shown = _projected(cell)
+                if shown:  # the cell's own text is read out: it goes to the notes
+                    notes = markdown_html(text) + notes
+                for k, part in enumerate(shown or [text]):
+                    _fits(stem, i, [part])
+                    more = f" ({k + 1}/{len(shown)})" if shown and len(shown) > 1 else ""
+                    deck.slides.append(Slide("key", (head or _heading_above(nb, i)) + more,
+                                             markdown_html(part), notes or markdown_html(text),
+                                             i))  # fmt: skip
             elif kind == "example":
                 out = _stdout(cell)
                 if not out:
                     raise ValueError(f"{stem}.ipynb cell {i}: slides:example needs a cell that "
                                      "prints or shows a value (none stored: run it)")  # fmt: skip
-                code = _source(cell).strip()
-                lines = out.splitlines()
-                shown = len(lines) + len(code.splitlines())
-                body = f'<pre class="lk-output"><code>{html.escape(out)}</code></pre>'
-                if len(code.splitlines()) <= CODE_LINES and shown <= 24:  # the code, then output
-                    body = f'<pre class="lk-code"><code>{html.escape(code)}</code></pre>' + body
+                body, code_notes = _example_body(_source(cell), out)
                 deck.slides.append(Slide("example", _heading_above(nb, i), body,
-                                         _notes(_prose_above(nb, i, tagged)), i))  # fmt: skip
+                                         _notes(_prose_above(nb, i, tagged)) + code_notes,
+                                         i))  # fmt: skip
             else:  # figure
                 name = tag.split(":", 1)[1]
                 spec = figures.spec(name)

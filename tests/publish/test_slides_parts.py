@@ -119,14 +119,64 @@ def test_recall_slides_reveal_each_blank_on_a_click(monkeypatch):
     made = slides._recall_slides("03")
     body = "".join(s.body for s in made)
     assert body.count('class="fragment lk-answer"') == len(recall.blanks("03")) == 4
-    assert len(made) == 1
     for b in recall.blanks("03"):
         assert f'data-blank="{b.id}"' in body and b.id in "".join(s.notes for s in made)
+    words = [slides.slide_words(re.sub(r"<[^>]+>", " ", s.body)) for s in made]
+    assert len(made) == 2 and max(words) <= slides.WORD_LIMIT < sum(words), words
     assert slides._recall_slides("09") == []
-    five = recall.blanks("03") + recall.blanks("04")  # more than four: two slides, 3 + 2
-    monkeypatch.setattr(recall, "blanks", lambda lecture: five)
+    short = recall.blanks("04")[:1] * 5  # five short blanks: at most four a slide, 3 + 2
+    monkeypatch.setattr(recall, "blanks", lambda lecture: short)
     made = slides._recall_slides("03")
     assert [s.body.count("<li") for s in made] == [3, 2] and "(2/2)" in made[1].title
+
+
+def test_a_long_cell_is_projected_by_its_slide_text_and_read_in_the_notes():
+    nb = _notebook()
+    long = "## 1. Scores\n\n" + "The score compares a query with a key. " * 8 + "$$s = q \\cdot k$$"
+    nb["cells"][1]["source"] = long
+    with pytest.raises(ValueError, match=r"cell 1: a slide of 64 words .* at most 40"):
+        slides.read_deck(nb, "03_toy")
+    nb["cells"][1]["metadata"]["lecturekit"] = {"slide": "A query meets a key. $$s = q \\cdot k$$"}
+    key = slides.read_deck(nb, "03_toy").slides[2]
+    assert key.kind == "key" and "A query meets a key." in key.body and "compares" not in key.body
+    assert "compares a query" in key.notes and "Prose under" in key.notes
+    nb["cells"][1]["metadata"]["lecturekit"] = {"slide": ["One $x$.", "Two $$y$$"]}
+    two = [s for s in slides.read_deck(nb, "03_toy").slides if s.kind == "key"]
+    assert [s.title for s in two] == ["1. Scores (1/2)", "1. Scores (2/2)"]
+    nb["cells"][1]["metadata"]["lecturekit"] = {"slide": "The score, for the example:"}
+    with pytest.raises(ValueError, match="cell 1: its slide ends on a colon"):
+        slides.read_deck(nb, "03_toy")
+    nb["cells"][0]["metadata"]["lecturekit"] = {"slide": "- one\n- two"}
+    nb["cells"][1]["metadata"] = {"tags": ["slides:key"]}
+    nb["cells"][1]["source"] = "## 1. Scores\n\n$$s = q \\cdot k$$"
+    nb["cells"][-1]["metadata"]["lecturekit"] = {"slide": ["- a", "- b"]}
+    deck = slides.read_deck(nb, "03_toy")
+    assert deck.slides[1].body == "<ul>\n<li>one</li>\n<li>two</li>\n</ul>"
+    assert [s.title for s in deck.slides if s.kind == "summary"] == [
+        "Summary (1/2)",
+        "Summary (2/2)",
+    ]
+    assert slides.slide_words("One **bold** $x + y$ word, `code`.\n\n$$a = b + c$$") == 5
+
+
+def test_an_example_shows_its_code_without_checks_and_fits_the_slide():
+    code = (
+        "import torch\nfrom lecturekit.utils.claims import claim\n\ntorch.manual_seed(0)\n"
+        "scores = [112, 96]\nfor s in scores:\n    check('03.1', s)\n"
+        "claim('the scores are exact',\n      scores == [112, 96])\n"
+        "torch.testing.assert_close(1, 1)\nassert scores\nprint(scores)"
+    )
+    assert slides.shown_code(code) == "scores = [112, 96]\nprint(scores)"
+    assert slides.shown_code("%time x = 1\nclaim('a', 1)") == "%time x = 1\nclaim('a', 1)"
+    body, notes = slides._example_body(code, "[112, 96]")
+    assert '<pre class="lk-code"><code>scores = [112, 96]' in body and not notes
+    assert "claim" not in body and "import" not in body
+    out = "\n".join(f"row {k}" for k in range(30))  # too long for the slide: its first lines
+    body, notes = slides._example_body(code, out)
+    assert "lk-code" not in body and "scores = [112, 96]" in notes
+    assert "row 16" in body and "row 17" not in body and "(13 more lines in the notebook)" in body
+    wide = "x" * (3 * slides.LINE_CHARS)  # a long line wraps: three rows of the slide
+    assert slides._rows(wide + "\nshort") == 4
 
 
 def test_every_lecture_notebook_makes_a_deck():

@@ -22,8 +22,9 @@
     });
   }
 
-  // A long text (or a wide printout) is shown smaller: each slide's body shrinks in 4 % steps (down to half size)
-  // until the slide fits its 720 px and every printout its width; a short one keeps its size.
+  // A long text is shown smaller: each slide's body shrinks in 4 % steps, down to 70 % (21 px:
+  // still readable when projected), until the slide fits its 720 px; a short one keeps its size.
+  // Code and printouts keep their 21 px (the builder sizes them to fit).
   function fitSlides() {
     var height = Reveal.getConfig().height;
     document.querySelectorAll(".reveal .slides > section").forEach(function (slide) {
@@ -33,7 +34,7 @@
       slide.style.display = "block";
       var size = 1;
       body.style.fontSize = "";
-      while ((slide.scrollHeight > height || tooWide(slide)) && size > 0.5) {
+      while ((slide.scrollHeight > height || tooWide(slide)) && size > 0.73) {
         size -= 0.04;
         body.style.fontSize = size.toFixed(2) + "em";
       }
