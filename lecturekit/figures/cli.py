@@ -1,8 +1,8 @@
 """Command line: list and build the slide figures.
 
     python -m lecturekit.figures list [--lecture NN]
-    python -m lecturekit.figures build [NAME ...] [--out DIR] [--format png,svg,pdf]
-                                       [--theme light|dark] [--dpi N]
+    python -m lecturekit.figures build [NAME ...] [--lecture NN ...] [--out DIR]
+                                       [--format png,svg,pdf] [--theme light|dark] [--dpi N]
 
 (also installed as the ``lecturekit-figures`` command; ``make figures`` builds them all).
 Errors are one-line messages with a non-zero exit code: 2 for a bad command line (an unknown
@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     lister.add_argument("--lecture", help="only this lecture, e.g. 03")
     b = sub.add_parser("build", help="write figures to --out (all of them by default)")
     b.add_argument("names", nargs="*", metavar="NAME", help="figures to build (default: all)")
+    b.add_argument("--lecture", action="append", default=[], metavar="NN",
+                   help="and every figure of this lecture (repeat for more)")  # fmt: skip
     b.add_argument("--out", default="figures", help="output directory (default: figures/)")
     b.add_argument("--format", default="png", help="comma-separated: png,svg,pdf (default png)")
     b.add_argument("--theme", default="light", choices=["light", "dark"])
@@ -45,13 +47,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command == "list":
-        lectures = sorted({figures.spec(n).lecture for n in figures.names()})
-        if args.lecture is not None and args.lecture not in lectures:
-            padded = args.lecture.zfill(2)
+    lectures = sorted({figures.spec(n).lecture for n in figures.names()})
+    asked = [args.lecture] if isinstance(args.lecture, str) else args.lecture or []
+    for lecture in asked:
+        if lecture not in lectures:
+            padded = lecture.zfill(2)
             hint = f"; did you mean {padded!r}?" if padded in lectures else ""
-            parser.error(f"--lecture {args.lecture!r}: no figures for that lecture; choose from "
+            parser.error(f"--lecture {lecture!r}: no figures for that lecture; choose from "
                          f"{', '.join(lectures)}{hint}")  # fmt: skip
+    if args.command == "list":
         selected = figures.names(args.lecture)
         width = max(len(n) for n in selected)
         try:
@@ -79,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))
     start = time.perf_counter()
-    selected = args.names or figures.names()
+    by_lecture = [n for lecture in asked for n in figures.names(lecture)]
+    selected = list(dict.fromkeys([*args.names, *by_lecture])) or figures.names()
     for name in selected:
         try:
             fig = figures.build(name, args.theme)

@@ -86,6 +86,8 @@ CLI_ROWS = [
            ["--lecture", "'99'", "01"]),
     BadCli("figures.main: --lecture unpadded", main, ["list", "--lecture", "5"],
            ["'5'", "'05'"]),
+    BadCli("figures.main: build --lecture with no figures", main,
+           ["build", "--lecture", "03", "--lecture", "5"], ["--lecture", "'5'", "'05'"]),
 ]  # fmt: skip
 
 

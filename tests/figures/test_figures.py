@@ -55,6 +55,16 @@ def test_list_names_every_figure(capsys):
     assert "positional_encoding_heatmap" in capsys.readouterr().out
 
 
+def test_build_takes_a_lectures_figures(tmp_path, monkeypatch, capsys):
+    built = []
+    monkeypatch.setattr(figures, "build", lambda name, theme: built.append(name) or Figure())
+    monkeypatch.setattr(figures, "save", lambda fig, path, fmt, dpi: path.write_text(fmt))
+    args = ["build", "causal_mask", "--lecture", "05", "--lecture", "06", "--out", str(tmp_path)]
+    assert main(args) == 0
+    assert built == ["causal_mask", *figures.names("05"), "decoder_masks"]  # each once, in order
+    assert sorted(p.stem for p in tmp_path.iterdir()) == sorted(built)
+
+
 def test_unknown_name_lists_close_matches_and_exits_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["build", "positional_heatmap", "--out", str(tmp_path)])
