@@ -95,3 +95,29 @@ def test_lectures_carry_no_deck_conventions(path):
     text = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"])
     for phrase in ("Conventions vs the slides", "the deck's slip"):
         assert phrase not in text, f"{path.name} still says {phrase!r}"
+
+
+_ITEM = re.compile(r"^### l\. (\d+)(?:-(\d+))? · (.+)$", re.M)
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_the_decks_examples_come_in_its_order_each_reproduced_by_code(deck):
+    cells = _cells(deck)
+    items = [(k, int(m.group(1))) for k, c in enumerate(cells) if c["cell_type"] == "markdown"
+             for m in _ITEM.finditer("".join(c["source"]))]  # fmt: skip
+    assert len(items) >= 15, f"{deck}: {len(items)} items of the deck reproduced"
+    starts = [line for _, line in items]
+    assert starts == sorted(starts), f"{deck}: the items leave the deck's order: {starts}"
+    by_code = sum(1 for k, _ in items if k + 1 < len(cells) and cells[k + 1]["cell_type"] == "code")
+    assert by_code >= 0.6 * len(items), f"{deck}: {by_code} of {len(items)} items run code"
+
+
+@pytest.mark.parametrize("deck", DECKS)
+def test_a_coverage_table_accounts_for_every_item(deck):
+    text = _markdown(deck)
+    assert re.search(r"^## .*[Cc]overage", text, re.M), f"{deck}: no coverage section"
+    table = text[re.search(r"^## .*[Cc]overage", text, re.M).end() :]
+    rows = [r for r in table.splitlines() if r.startswith("|") and "---" not in r][1:]
+    status = [s for r in rows for s in ("reproduced", "cited", "prose") if s in r.lower()]
+    assert len(status) == len(rows) >= 15, f"{deck}: {len(rows)} rows, {len(status)} with a status"
+    assert status.count("reproduced") >= len(rows) // 2, f"{deck}: {status.count('reproduced')}"

@@ -103,6 +103,9 @@ def test_site_builds_within_budget(site):
     lectures = [p for p in site.pages if re.match(r"\d\d[a-z]?_", p)]
     assert len(lectures) == len(list((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")))
     assert {"index.html", "gallery.html", "course-map.html", "search.html"} <= set(site.pages)
+    decks = sorted(p.stem for p in (ROOT / "companions").glob("*.ipynb"))
+    assert decks and {"companions.html", *(f"companion-{d}.html" for d in decks)} <= set(site.pages)
+    assert all((site.folder / "_sources" / f"companion-{d}.ipynb").exists() for d in decks)
     assert site.seconds <= BUILD_LIMIT_S, f"site built in {site.seconds:.0f} s\n{site.log}"
     assert size <= SIZE_LIMIT_MB, f"site is {size:.1f} MB"
     print(

@@ -3,8 +3,9 @@
 ``make site`` runs ``python -m lecturekit.publish site``: the notebooks in ``notebooks/`` are
 copied to a staging folder and prepared for reading (each widget becomes a player over its
 pre-rendered frames, each figure an image file with its alt text, bertviz's scripts point at
-the site's own copies, test markers and the Colab set-up cell are left out), a home page, the
-course map and the figure gallery are written next to them, and Jupyter Book 1 (Sphinx,
+the site's own copies, test markers and the Colab set-up cell are left out), the deck
+companions (``companions/``, for instructors) likewise, a home page, the course map and the
+figure gallery are written next to them, and Jupyter Book 1 (Sphinx,
 execution off) turns them into HTML in ``site/``: navigation, search, light/dark, per-page Colab /
 Binder / download buttons. Nothing is fetched: the third-party scripts come from the cache
 ``lecturekit.publish.vendor`` filled once with npm.
@@ -377,11 +378,33 @@ def _config(repository: str) -> str:
     }, indent=1)  # fmt: skip
 
 
-def _toc(lectures: dict[str, Path]) -> str:
+COMPANION_PREFIX = "companion-"  # a deck companion's page: companion-<deck>.html
+
+
+def _companion_links(text: str, repository: str) -> str:
+    """A companion's links, as the site has them: the lectures and the other companions are
+    pages of the site, the course map too; any other file is the repository's."""
+    text = re.sub(r"\]\(\.\./notebooks/([^)#/]+\.ipynb)(#[^)]*)?\)", r"](\1)", text)
+    text = text.replace("](../docs/course-map.md)", "](course-map.md)")
+    text = re.sub(r"\]\((\w+)\.ipynb(#[^)]*)?\)", rf"]({COMPANION_PREFIX}\1.ipynb)", text)
+    text = text.replace("](../companions/)", "](companions.md)")
+    text = text.replace("](README.md)", "](companions.md)")
+    return re.sub(r"\]\(\.\./([^)]+)\)", rf"]({repository}/tree/main/\1)", text)
+
+
+def _companion_page(root: Path, repository: str) -> str:
+    """The companions' index (companions/README.md), linked to their pages."""
+    text = (root / "companions" / "README.md").read_text(encoding="utf-8")
+    return _companion_links(text, repository)
+
+
+def _toc(lectures: dict[str, Path], companions: list[Path] = ()) -> str:
     chapters = "\n".join(f"      - file: {p.stem}" for p in lectures.values())
+    decks = "".join(f"          - file: {COMPANION_PREFIX}{p.stem}\n" for p in companions)
+    index = "      - file: companions\n" + (f"        sections:\n{decks}" if decks else "")
     return ("format: jb-book\nroot: index\nparts:\n  - caption: Lectures\n    chapters:\n"
-            f"{chapters}\n  - caption: For instructors\n    chapters:\n      - file: gallery\n"
-            "      - file: course-map\n")  # fmt: skip
+            f"{chapters}\n  - caption: For instructors\n    chapters:\n{index}"
+            "      - file: gallery\n      - file: course-map\n")  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------- build
@@ -441,11 +464,21 @@ def build_site(
                                               static_dir / FRAMES_DIR)  # fmt: skip
         nb = prepare_notebook(read_notebook(path), players, static_dir)
         (stage / path.name).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    companions = sorted((root / "companions").glob("*.ipynb"))
+    say(f"preparing {len(companions)} deck companions")
+    for path in companions:
+        nb = prepare_notebook(read_notebook(path), {}, static_dir)
+        for cell in nb["cells"]:
+            if cell["cell_type"] == "markdown":
+                cell["source"] = _companion_links("".join(cell["source"]), repository)
+        name = f"{COMPANION_PREFIX}{path.name}"
+        (stage / name).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    (stage / "companions.md").write_text(_companion_page(root, repository), encoding="utf-8")
     (stage / "index.md").write_text(_home_page(root, repository), encoding="utf-8")
     (stage / "gallery.md").write_text(_gallery_page(root, lectures, stage), encoding="utf-8")
     (stage / "course-map.md").write_text(_course_map(root, repository), encoding="utf-8")
     (stage / "_config.yml").write_text(_config(repository), encoding="utf-8")
-    (stage / "_toc.yml").write_text(_toc(lectures), encoding="utf-8")
+    (stage / "_toc.yml").write_text(_toc(lectures, companions), encoding="utf-8")
 
     say("running Jupyter Book (Sphinx, execution off)")
     built = root / "build" / "site-jb"
@@ -460,6 +493,8 @@ def build_site(
         raise RuntimeError("Jupyter Book failed:\n" + (done.stdout + done.stderr)[-3000:])
     for path in lectures.values():  # the download button gives the notebook as it is
         shutil.copy(path, html_dir / "_sources" / path.name)
+    for path in companions:
+        shutil.copy(path, html_dir / "_sources" / f"{COMPANION_PREFIX}{path.name}")
     shutil.rmtree(html_dir / ".doctrees", ignore_errors=True)
     vendor.install(cache, html_dir / "_static")  # after the build: loaded only where needed
     shutil.rmtree(out, ignore_errors=True)
