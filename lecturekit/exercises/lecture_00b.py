@@ -32,8 +32,8 @@ register(
             "FLOPs, then a vanilla bidirectional RNN's.",
         ),
         expected=Expected("floats", ("dd30dfe9d3689a5e2b89", "12bba24cfeda3585dcf7"), 0),
-        correct="{answer}: four times the vanilla RNN (the slide says 3x: that is the GRU's "
-        "count), and every one of the 2n steps waits for the previous one",
+        correct="{answer}: four times the vanilla RNN, 3x more matrix products (four gate "
+        "matrices to its one), and every one of the 2n steps waits for the previous one",
     )
 )
 
