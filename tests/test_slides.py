@@ -138,6 +138,8 @@ class _SlowFonts(http.server.SimpleHTTPRequestHandler):
 _SIZES = """() => ({
   math: [...document.querySelectorAll('mjx-container')].map((c) => getComputedStyle(c).fontSize),
   bodies: [...document.querySelectorAll('.lk-body')].map((b) => b.style.fontSize),
+  untypeset: document.querySelectorAll('.math:not(:has(mjx-container))').length,
+  fonts: document.fonts.status,
 })"""
 
 
@@ -160,7 +162,7 @@ def test_math_and_text_sizes_do_not_depend_on_when_the_font_arrives(built, serve
     finally:
         server.shutdown()
         server.server_close()
-    assert sizes[0]["math"], "the deck has math"
+    assert sizes[0]["math"] and not sizes[0]["untypeset"], f"the deck's math typeset: {sizes[0]}"
     assert sizes[1] == sizes[0]
 
 
