@@ -45,7 +45,7 @@ $(STAMP): requirements.txt pyproject.toml setup.py
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
-$(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt $(STAMP)
+$(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt requirements-class.txt $(STAMP)
 	$(BIN)/python -m pip install -r requirements-test.txt
 	touch $(TEST_STAMP)
 
