@@ -9,6 +9,7 @@ Public API::
     check("01.3", answer, teacher_forced=losses, attention=ATTENTION)  # given the cell's objects
     progress("03")                     # the lecture's exercises with ✓ / ✗ / ·
     solved("03")                       # a Verdict for claim(): every exercise correct here
+    grade("03.2", answer)              # for graders: AssertionError unless correct, no state
     quiz({"03.r1": None, "03.r2": "smaller"})  # the decks' fill-in blanks (recall)
 
 Expected values are stored as salted hashes or computed by a checker (``core``); the worked
@@ -54,6 +55,7 @@ from lecturekit.exercises.core import (
     check,
     exercise_ids,
     get,
+    grade,
     hint,
     lecture_notebook,
     lectures,
@@ -65,5 +67,5 @@ from lecturekit.exercises.core import (
 from lecturekit.exercises.recall import quiz, recall_ids
 
 __all__ = ["Exercise", "Expected", "NotYet", "answer_hashes", "check", "exercise_ids", "get",
-           "hint", "lecture_notebook", "lectures", "progress", "quiz", "recall_ids", "reset",
-           "solved", "status"]  # fmt: skip
+           "grade", "hint", "lecture_notebook", "lectures", "progress", "quiz", "recall_ids",
+           "reset", "solved", "status"]  # fmt: skip

@@ -3,9 +3,12 @@
     python -m lecturekit.exercises list [LECTURE]          # ids, titles, how each is judged
     python -m lecturekit.exercises hash 03.1 floats 0.8808 0.1192 --precision 4
     python -m lecturekit.exercises hash 12.2 words "low est"
+    python -m lecturekit.exercises export-nbgrader --out course/ [--lecture 03 ...] [--from .]
 
 ``hash`` prints the ``Expected(...)`` to paste into the lecture's module (the value itself never
-goes into the package or the notebook). Bad arguments: one ``error:`` line, exit status 2.
+goes into the package or the notebook). ``export-nbgrader`` writes the graded assignments of a
+class (``lecturekit.exercises.nbgrader``) from the course repository. Bad arguments: one
+``error:`` line, exit status 2.
 """
 
 from __future__ import annotations
@@ -43,8 +46,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     hashing.add_argument("kind", choices=core.KINDS)
     hashing.add_argument("values", nargs="+")
     hashing.add_argument("--precision", type=int, default=0)
+    export = sub.add_parser("export-nbgrader", help="the exercises as an nbgrader course")
+    export.add_argument("--out", required=True, help="the course folder to write")
+    export.add_argument(
+        "--lecture",
+        action="append",
+        dest="lectures",
+        help="a lecture to export (repeat it; default: every lecture)",
+    )
+    export.add_argument(
+        "--from",
+        dest="source",
+        default=".",
+        help="the course repository, with notebooks/ and solutions/ (default: .)",
+    )
     args = parser.parse_args(argv)
     try:
+        if args.command == "export-nbgrader":
+            from lecturekit.exercises.nbgrader import export_nbgrader
+
+            written = export_nbgrader(args.out, args.lectures, args.source)
+            print(
+                f"wrote {len(written)} assignments to {args.out}/source/ and "
+                f"{args.out}/nbgrader_config.py; next: {args.out}/README.md"
+            )
+            return 0
         if args.command == "list":
             for i in core.exercise_ids(args.lecture):
                 ex = core.get(i)
@@ -53,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         hashes = core.answer_hashes(args.exercise_id, args.kind,
                                     _value(args.kind, args.values), args.precision)  # fmt: skip
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         parser.error(str(err))
     extra = f", precision={args.precision}" if args.kind in ("float", "floats") else ""
     print(f"Expected({args.kind!r}, {hashes!r}{extra})")

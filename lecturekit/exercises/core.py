@@ -45,8 +45,8 @@ from lecturekit.utils.claims import Verdict, close
 
 __all__ = ["KINDS", "Exercise", "Expected", "NotYet", "answer_hashes", "as_mask", "as_tensor",
            "canonical", "check", "same_values",
-           "exercise", "exercise_ids", "get", "hint", "is_recall", "lecture_notebook", "lectures",
-           "progress",
+           "exercise", "exercise_ids", "get", "grade", "hint", "is_recall", "lecture_notebook",
+           "lectures", "progress",
            "register", "register_lecture", "reset", "run_student", "solved", "status"]  # fmt: skip
 
 SALT = "lecturekit/exercises/v1"
@@ -451,14 +451,7 @@ def check(exercise_id: str, answer: object, **context: object) -> None:
     first hint, the first time). Returns None; ``status(exercise_id)`` tells the outcome.
     """
     ex = get(exercise_id)
-    missing = [name for name in ex.context if name not in context]
-    unknown = [name for name in context if name not in ex.context]
-    if missing or unknown:
-        wanted = ", ".join(f"{n}=..." for n in ex.context) or "no keyword arguments"
-        raise ValueError(
-            f"check({exercise_id!r}, answer, ...) takes {wanted}; got "
-            f"{', '.join(context) or 'none'} (the exercise's cell defines them)"
-        )
+    _check_context(ex, context, "check")
     not_attempted = f"{ex.id} {ex.title}: not attempted yet (write your answer, run the cell again)"
     if answer is None or answer is Ellipsis:
         _STATUS.setdefault(ex.id, NOT_ATTEMPTED)
@@ -499,6 +492,37 @@ def hint(exercise_id: str) -> None:
         return
     _HINTS_SHOWN[ex.id] = shown + 1
     print(f"{ex.id} hint {shown + 1} of {len(ex.hints)}: {ex.hints[shown]}")
+
+
+def _check_context(ex: Exercise, context: dict[str, object], caller: str) -> None:
+    missing = [name for name in ex.context if name not in context]
+    unknown = [name for name in context if name not in ex.context]
+    if missing or unknown:
+        wanted = ", ".join(f"{n}=..." for n in ex.context) or "no keyword arguments"
+        raise ValueError(
+            f"{caller}({ex.id!r}, answer, ...) takes {wanted}; got "
+            f"{', '.join(context) or 'none'} (the exercise's cell defines them)"
+        )
+
+
+def grade(exercise_id: str, answer: object, **context: object) -> str:
+    """Judge an answer afresh, for a grader (the hidden tests of an nbgrader assignment,
+    ``lecturekit.exercises.nbgrader``): returns the "correct" message, or raises
+    AssertionError saying "not attempted" or "not yet: <what is wrong>" (never the answer).
+
+    Unlike ``check`` it prints nothing and neither reads nor records the notebook's status, so a
+    grade depends on the answer only, not on what was checked (or reset) before.
+    """
+    ex = get(exercise_id)
+    _check_context(ex, context, "grade")
+    if answer is None or answer is Ellipsis:
+        raise AssertionError(f"{ex.id} {ex.title}: not attempted")
+    try:
+        return ex.checker(answer, **context) if ex.checker else _judge_expected(ex, answer)
+    except _NotAttempted:
+        raise AssertionError(f"{ex.id} {ex.title}: not attempted (still the stub)") from None
+    except NotYet as err:
+        raise AssertionError(f"{ex.id} {ex.title}: not yet: {err}") from None
 
 
 def status(exercise_id: str) -> str:
