@@ -23,4 +23,4 @@ for _flag in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE",
 del _flag
 
 # the one place the version is set: pyproject.toml reads it; CITATION.cff and CHANGELOG.md match
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -3,6 +3,7 @@ outputs, no paths of the machine that ran it, the standard kernel; and the READM
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -169,8 +170,60 @@ def test_setup_cell_installs_from_the_configured_repository_only_on_colab():
             else:
                 sys.modules[k] = v
     url = notebook_links.repository()
-    assert calls == [("pip", f'install --quiet "lecturekit @ git+{url}"'), "w"]
+    assert calls == [("pip", f'install --quiet "lecturekit[notebooks] @ git+{url}"'), "w"]
     assert "torch" not in calls[0][1] and "numpy" not in calls[0][1]
+
+
+def test_setup_cell_says_plainly_when_lecturekit_is_older_than_the_notebook(monkeypatch):
+    """The set-up cell asks for the version the package has now (notebook_links writes it), and
+    an older lecturekit (a hub's image behind its nbgitpuller content) stops it with a sentence
+    saying what to do, before any other import can fail. Newer ones pass."""
+    import notebook_links
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    import lecturekit
+
+    assert notebook_links.needed_version() == lecturekit.__version__
+    python = TransformerManager().transform_cell(notebook_links.setup_source())
+    major, minor, patch = map(int, lecturekit.__version__.split("."))  # noqa: RUF048 (x.y.z, tested)
+    for newer in (
+        lecturekit.__version__,
+        f"{major}.{minor}.{patch + 1}",
+        f"{major}.{minor + 10}.0",
+    ):
+        monkeypatch.setattr(lecturekit, "__version__", newer)
+        exec(python, {"get_ipython": lambda: None})
+    older = f"{major}.{minor - 1}.9" if minor else f"{major - 1}.99.0"
+    monkeypatch.setattr(lecturekit, "__version__", older)
+    with pytest.raises(
+        RuntimeError, match=f"needs lecturekit .* or newer; this kernel has {older}"
+    ):
+        exec(python, {"get_ipython": lambda: None})
+
+
+def test_the_notebooks_declare_what_they_import():
+    """Every third-party module a notebook, solution or companion imports is lecturekit's own
+    dependency or in its extra ``notebooks`` (what the Colab set-up cell installs)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = " ".join(project["dependencies"] + project["optional-dependencies"]["notebooks"])
+    module_of = {
+        "sklearn": "scikit-learn",
+        "tokenizers": "transformers",
+        "IPython": "ipywidgets",
+    }  # fmt: skip  (google.colab: only on Colab)
+    found = set()
+    paths = NOTEBOOKS + SOLUTIONS + sorted((ROOT / "companions").glob("*.ipynb"))
+    for path in paths:
+        for cell in json.loads(path.read_text())["cells"]:
+            if cell["cell_type"] == "code":
+                found |= set(
+                    re.findall(r"^\s*(?:from|import)\s+(\w+)", "".join(cell["source"]), re.M)
+                )
+    third_party = found - set(sys.stdlib_module_names) - {"lecturekit", "google"}  # Colab's own
+    missing = [m for m in sorted(third_party) if module_of.get(m, m) not in declared]
+    assert not missing, f"notebooks import {missing}, which pyproject's extra 'notebooks' lacks"
 
 
 SOLUTIONS = sorted((ROOT / "solutions").glob("[0-9][0-9]*_*.ipynb"))

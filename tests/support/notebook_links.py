@@ -62,19 +62,42 @@ def readme_links(notebook: str) -> str:
     return f"[Colab]({colab_url(notebook)}) · [Binder]({binder_url(notebook)})"
 
 
+def needed_version() -> str:
+    """The lecturekit a notebook needs: the package's version when its set-up cell was written
+    (``lecturekit/__init__.py``'s ``__version__``)."""
+    text = (ROOT / "lecturekit" / "__init__.py").read_text()
+    return re.search(r'^__version__ = "([^"]+)"', text, re.M).group(1)
+
+
 def setup_source() -> str:
-    """The set-up cell: first code cell of every notebook."""
+    """The set-up cell: first code cell of every notebook. On Colab it installs lecturekit with
+    the packages the notebooks use beyond its own (the extra ``notebooks``: bertviz,
+    ipywidgets, scikit-learn, transformers); everywhere it stops with a plain sentence when the
+    installed lecturekit is older than the notebook (a hub's image behind its nbgitpuller
+    content), before anything else can fail. It uses only ``lecturekit.__version__``, which
+    every version has."""
+    need = needed_version()
+    need_tuple = tuple(int(n) for n in need.split("."))
     return (
         "# Set-up. On Google Colab this installs lecturekit from the course repository (Colab's\n"
-        "# own torch and numpy are kept); locally and on Binder it installs nothing.\n"
+        "# own torch and numpy are kept); locally, on Binder or a hub it installs nothing.\n"
         "# On a new machine, `python -m lecturekit.verify` checks the installation.\n"
         "import sys\n"
         "\n"
         'if "google.colab" in sys.modules:\n'
-        f'    %pip install --quiet "lecturekit @ git+{repository()}"\n'
+        f'    %pip install --quiet "lecturekit[notebooks] @ git+{repository()}"\n'
         "    from google.colab import output\n"
         "\n"
         "    output.enable_custom_widget_manager()  # the notebooks' ipywidgets\n"
+        "\n"
+        "import lecturekit\n"
+        "\n"
+        f'if tuple(map(int, lecturekit.__version__.split("."))) < {need_tuple}:\n'
+        "    raise RuntimeError(\n"
+        f'        f"This notebook needs lecturekit {need} or newer; this kernel has {{lecturekit.__version__}}. "\n'
+        '        "On a hub, ask your instructor to update its image; on Colab, restart the runtime and "\n'
+        '        "run this cell again; on your computer, run `pip install -U -e .` in the course folder."\n'
+        "    )\n"
         "\n"
         "from lecturekit.viz.alt import describe_figures\n"
         "\n"
