@@ -13,6 +13,8 @@
 # make slides  -> one slide deck per lecture into slides/ (HTML + PDF; offline; the first run fetches
 #   reveal.js and MathJax once with npm into .site-cache/; the PDFs need Debian's chromium)
 # make serve-slides -> present slides/ from http://127.0.0.1:8001
+# make student-release -> the tree a class hub's nbgitpuller links pull into student-release/:
+#   the lectures without solutions/ or per-run metadata (docs/teaching-a-class.md)
 # Set-up is redone only when requirements.txt, pyproject.toml or setup.py change
 # (requirements-test.txt, for make test only, when it changes).
 
@@ -31,7 +33,7 @@ LAB_ARGS ?=
 # Jupyter refuses to start as root (e.g. in a container) unless told to.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
-.PHONY: lab test test-latest figures site serve-site slides serve-slides install clean-venv
+.PHONY: lab test test-latest figures site serve-site slides serve-slides student-release install clean-venv
 
 install: $(STAMP)
 
@@ -93,6 +95,9 @@ slides: $(SLIDES_STAMP)
 serve-slides:
 	@test -f slides/index.html || { echo "no slides/ yet: run make slides first"; exit 1; }
 	$(BIN)/python -m http.server --directory slides --bind 127.0.0.1 8001
+
+student-release: $(STAMP)
+	$(BIN)/python -m lecturekit.publish student-release --out student-release
 
 clean-venv:
 	rm -rf $(VENV)

@@ -3,6 +3,7 @@
     python -m lecturekit.publish vendor [--cache DIR]          # npm, once: the scripts
     python -m lecturekit.publish site [--out site] [--cache DIR] [--jobs 2] [--no-frames]
     python -m lecturekit.publish slides [--out slides] [--lecture 03 ...] [--no-pdf] [--jobs 2]
+    python -m lecturekit.publish student-release [--out student-release]   # for nbgitpuller
 
 Run from a clone of the repository (``make site`` / ``make slides`` run vendor first; ``make
 serve-site`` / ``make serve-slides`` serve them on http://127.0.0.1:8000 / 8001).
@@ -49,6 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="processes drawing figures (default 2)")  # fmt: skip
     d.add_argument("--no-pdf", action="store_true", help="HTML decks only (no Chromium needed)")
+    r = sub.add_parser("student-release", help="the notebooks students pull (no solutions, no "
+                       "per-run metadata) into --out")  # fmt: skip
+    r.add_argument("--out", default="student-release", help="default student-release/")
+    r.add_argument("--root", default=".", help="the clone (default: the current folder)")
+    r.add_argument("--jobs", type=int, default=1, help=argparse.SUPPRESS)
     return parser
 
 
@@ -95,6 +101,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--out {args.out!r} would replace the clone or a folder above it")
     if args.command == "slides":
         return _slides(args, root, out)
+    if args.command == "student-release":
+        from lecturekit.publish.release import build_student_release
+
+        if out.exists() and not out.is_dir():
+            parser.error(f"--out {args.out!r} is a file: give a folder")
+        try:
+            written = build_student_release(root, out)
+        except (ValueError, OSError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 1
+        print(f"student release: {len(written)} files -> {args.out}/")
+        return 0
     from lecturekit.publish.site import build_site
 
     try:
