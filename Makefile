@@ -4,7 +4,8 @@
 #   (also the real-browser tests, marker browser, the Binder build, marker binder, and the
 #    installed wheel, marker wheel; skip them with:
 #    make test PYTEST_ARGS="-m 'not browser and not binder and not wheel'")
-# make test-latest -> the notebooks on the newest releases of everything but torch, in .venv-latest
+# make test-latest -> the notebooks and solutions on the newest releases of everything but torch,
+#   in .venv-latest; it prints the versions it used
 #   (nbval lax: outputs may drift, the claims' asserts may not fail; needs the package registry)
 # make figures -> every slide figure into figures-out/ (FIGURES_ARGS="--theme dark --format svg")
 # make site    -> the course website into site/ from the stored notebooks (offline; the first run
@@ -73,7 +74,8 @@ test-latest:
 	$(LATEST_VENV)/bin/python -m pip install --upgrade --upgrade-strategy eager -r requirements-latest.txt
 	$(LATEST_VENV)/bin/python -m pip install --no-deps -e .
 	mkdir -p test-output && $(LATEST_VENV)/bin/python -m pip list --format=freeze > test-output/latest-versions.txt
-	$(LATEST_VENV)/bin/python -m pytest --nbval-lax --nbval-current-env notebooks $(PYTEST_ARGS)
+	@echo "test-latest runs with (all in test-output/latest-versions.txt):" $$(grep -iE '^(torch|numpy|matplotlib|ipywidgets|bertviz|scikit-learn|transformers|safetensors)==' test-output/latest-versions.txt)
+	$(LATEST_VENV)/bin/python -m pytest --nbval-lax --nbval-current-env notebooks solutions $(PYTEST_ARGS)
 
 figures: $(STAMP)
 	$(BIN)/python -m lecturekit.figures build --out figures-out $(FIGURES_ARGS)

@@ -198,9 +198,12 @@ def get(exercise_id: object) -> Exercise:
         lecture = exercise_id.split(".")[0]
         known = (f"lecture {lecture}'s are {exercise_ids(lecture)}" if lecture in _NOTEBOOKS
                  else f"the lectures with exercises are {lectures()}")  # fmt: skip
+        from lecturekit import __version__
+
         raise ValueError(
             f"exercise_id {exercise_id!r} is not an exercise; {known}"
-            f"{did_you_mean(exercise_id, _REGISTRY)}"
+            f"{did_you_mean(exercise_id, _REGISTRY)} (a notebook newer than this kernel's "
+            f"lecturekit {__version__} may ask for one it does not know yet: update lecturekit)"
         )
     return _REGISTRY[exercise_id]
 
