@@ -3,7 +3,7 @@
 #   every core (PYTEST_JOBS=0: one process)
 #   (also the real-browser tests, marker browser, the Binder build, marker binder, and the
 #    installed wheel, marker wheel; skip them with:
-#    make test PYTEST_ARGS="-m 'not browser and not binder and not wheel'")
+#    make test PYTEST_ARGS="-m 'not browser and not binder and not wheel and not nbgrader and not hub'")
 # make test-latest -> the notebooks and solutions on the newest releases of everything but torch,
 #   in .venv-latest; it prints the versions it used
 #   (nbval lax: outputs may drift, the claims' asserts may not fail; needs the package registry)
