@@ -1,5 +1,6 @@
 """lecturekit as a real package: the wheel carries every subpackage and the shipped checkpoints,
-and an installed copy runs the notebooks from a folder outside the repository.
+and an installed copy runs every notebook from a folder outside the repository, with exactly the
+packages the Colab set-up cell installs (a simulated Colab).
 
 The fast test checks setup.py: every package of lecturekit/ found, data/ installed as the
 package ``lecturekit._data`` with MANIFEST and every checkpoint it lists as package data.
@@ -14,14 +15,19 @@ package ``lecturekit._data`` with MANIFEST and every checkpoint it lists as pack
 2. checks the wheel: every file of lecturekit/ (so every subpackage), ``lecturekit/_data/`` with
    MANIFEST and every checkpoint it lists (with its sha256), pyproject's console scripts, and
    nothing else at the top level;
-3. installs it into a fresh venv with the pinned requirements.txt, torch as its CPU build (from
+3. installs it into a fresh venv as the Colab set-up cell does, ``lecturekit[notebooks]``: the
+   wheel's declared dependencies and its extra ``notebooks``, nothing else of requirements.txt
+   (whose pins only constrain the versions, so the stored outputs hold), plus ipykernel and
+   the test runner (pytest, nbval, pytest-xdist), which no notebook imports; torch as its CPU build (from
    PyTorch's CPU index, or a local wheel pip's configuration finds; otherwise the test skips,
    or fails with LECTUREKIT_REQUIRE_WHEEL=1);
 4. offline from here on: checks that lecturekit is imported from the venv and finds, verifies
    and loads every checkpoint there, and that a training command without --data-dir is refused
    with one ``error:`` line (site-packages is not the place to write);
-5. copies notebooks/ into an empty folder outside the repository and runs notebooks 01, 08b and
-   09 there under nbval (with a copy of tests/nbval_sanitize.cfg) with the venv's python.
+5. copies notebooks/ into an empty folder outside the repository and runs every notebook there
+   under nbval (with a copy of tests/nbval_sanitize.cfg, two at a time) with the venv's python:
+   a package a notebook imports that the extra lacks fails it (bertviz for 08b did, before the
+   extra existed).
 
 pip (building and installing) is the only step with the network (the ``online_env`` fixture);
 pip's cache is reused.
@@ -53,8 +59,10 @@ from fresh_venv import (  # tests/support: shared with test_binder.py
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = ["01_seq2seq_bottleneck.ipynb", "08b_bert_what_it_learned.ipynb",
-             "09_vision_transformer.ipynb"]  # fmt: skip
+NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
+# what running the notebooks under nbval needs beyond the wheel and its extra (a kernel, and the
+# test tools, which the notebooks never import); requirements.txt's pins constrain them
+RUNNER = ["ipykernel", "pytest", "nbval", "pytest-xdist==3.8.0"]
 DATA_PACKAGE = "lecturekit/_data"
 IGNORED = shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__",
                                  ".ipynb_checkpoints", "test-output", "figures-out")  # fmt: skip
@@ -209,8 +217,11 @@ def test_installed_wheel_runs_notebooks_outside_the_repository(build_dir, online
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = str(venv / "bin" / "python")
+    # exactly what the Colab set-up cell installs (the wheel with its extra "notebooks"), at the
+    # pinned versions (-c: constraints, not requirements), plus what runs notebooks under nbval
     install = subprocess.run(
-        [py, "-m", "pip", "install", "-q", "-r", str(requirements), *torch_args, str(wheel)],
+        [py, "-m", "pip", "install", "-q", "-c", str(requirements), *torch_args,
+         f"{wheel}[notebooks]", *RUNNER],
         cwd=tmp, env=online_env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert install.returncode == 0, f"pip install failed ({how}):\n{install.stderr[-3000:]}"
@@ -243,6 +254,7 @@ def test_installed_wheel_runs_notebooks_outside_the_repository(build_dir, online
     shutil.copy2(ROOT / "tests" / "nbval_sanitize.cfg", outside / "nbval_sanitize.cfg")
     run = subprocess.run(
         [py, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", "--nbval-current-env",
+         "-n", "2", "--dist", "loadfile",
          "--nbval-sanitize-with", str(outside / "nbval_sanitize.cfg"), *NOTEBOOKS],
         cwd=outside / "notebooks", env=offline, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
