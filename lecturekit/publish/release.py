@@ -28,6 +28,8 @@ import re
 import shutil
 from pathlib import Path
 
+from lecturekit.publish.site import repository_url
+
 __all__ = ["build_student_release", "strip_run_metadata"]
 
 _LINK = re.compile(r"\]\((\.\./[^)\s#]+)(#[^)\s]*)?\)")  # markdown links leaving notebooks/
@@ -45,14 +47,6 @@ def strip_run_metadata(nb: dict) -> dict:
         for key in _CELL_RUN_KEYS:
             cell.get("metadata", {}).pop(key, None)
     return nb
-
-
-def _repository(root: Path) -> str:
-    text = (root / "pyproject.toml").read_text(encoding="utf-8")
-    match = re.search(r'^\[project\.urls\][^\[]*?^Repository\s*=\s*"([^"]+)"', text, re.M | re.S)
-    if not match:
-        raise ValueError("pyproject.toml has no [project.urls] Repository")
-    return match.group(1).rstrip("/")
 
 
 def _web_links(text: str, web: str) -> str:
@@ -100,7 +94,7 @@ def build_student_release(root: str | Path, out: str | Path) -> list[Path]:
         raise ValueError(f"root must be a clone of the course, got {str(root)!r}: no notebooks/")
     if out.exists() and not out.is_dir():
         raise ValueError(f"out must be a folder, got {str(out)!r}, which is a file")
-    web = _repository(root)
+    web = repository_url(root)
     notebooks = out / "notebooks"
     if notebooks.exists():
         shutil.rmtree(notebooks)

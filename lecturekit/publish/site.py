@@ -48,7 +48,8 @@ from lecturekit.publish.notebook import (
 )
 from lecturekit.viz.widgets import widget_controls
 
-__all__ = ["SiteReport", "build_site", "prepare_notebook", "player_html", "render_widget"]
+__all__ = ["SiteReport", "build_site", "prepare_notebook", "player_html", "render_widget",
+           "repository_url"]  # fmt: skip
 
 STATIC = Path(__file__).resolve().parent / "static"  # the player's script and style
 SITE_STATIC = ("lk-player.js", "lk-player.css", "lk-favicon.svg")  # not the decks' (lk-slides.*)
@@ -337,7 +338,8 @@ def _course_map(root: Path, repository: str) -> str:
     return _site_links((root / "docs" / "course-map.md").read_text(encoding="utf-8"), repository)
 
 
-def _repository(root: Path) -> str:
+def repository_url(root: Path) -> str:
+    """The course repository's web address: pyproject.toml's [project.urls] Repository."""
     text = (root / "pyproject.toml").read_text(encoding="utf-8")
     match = re.search(r'^\[project\.urls\][^\[]*?^Repository\s*=\s*"([^"]+)"', text, re.M | re.S)
     if not match:
@@ -425,7 +427,7 @@ def build_site(
     root, out, cache = Path(root).resolve(), Path(out).resolve(), Path(cache).resolve()
     say = progress or (lambda _msg: None)
     lectures = lecture_notebooks(root / "notebooks")
-    repository = _repository(root)
+    repository = repository_url(root)
     gone = vendor.missing(cache)
     if gone:
         raise RuntimeError(f"the site's scripts are not in {cache}: {', '.join(gone)} (python "
