@@ -3,6 +3,7 @@ holding its new picture, kernel side, pinned to one core (as on Binder), printed
 
     .venv/bin/python benchmarks/widget_redraw.py                  # every registered widget
     .venv/bin/python benchmarks/widget_redraw.py beam pe          # widgets whose name contains ...
+    .venv/bin/python benchmarks/widget_redraw.py --pace 2     # as a student meets them
     .venv/bin/python benchmarks/widget_redraw.py --core 1 --json out.json
 
 Each widget is built as its notebook builds it (``lecturekit.figures.widget_spec(name).func()``,
@@ -14,6 +15,14 @@ widget then holds the new PNG). Only a setting's first visit is counted (a retur
 already drawn is not), so a cache of drawn frames cannot flatter the numbers. Per widget:
 the median and the worst step, and the build time. The goal (issue 39): median <= 100 ms,
 worst <= 250 ms. A benchmark, not a test: the numbers depend on the machine and its load.
+
+Two ways to meet a widget:
+- cold (the default): every step is drawn when it is asked for; drawing ahead is off, so
+  this is what one redraw costs;
+- ``--pace S``: as a student meets it in a notebook: drawing ahead on (``draw_ahead(True)``,
+  as in a Jupyter kernel), and S seconds of looking at the widget after it is built and after
+  every step, while the kernel is idle and draws the settings one move away. A step whose
+  setting is not drawn yet waits for the frame being drawn ahead, then draws its own.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import sys
 import time
 
 
-def measure(name: str) -> dict[str, object]:
+def measure(name: str, pace: float = 0.0) -> dict[str, object]:
     from lecturekit import figures
     from lecturekit.publish.frames import derive_grid
     from lecturekit.viz.widgets import widget_controls
@@ -35,6 +44,7 @@ def measure(name: str) -> dict[str, object]:
     start = time.perf_counter()
     widget, grid = figures.widget_spec(name).func()
     build = time.perf_counter() - start
+    time.sleep(pace)
     controls = widget_controls(widget)
     values = derive_grid(controls, grid)
     seen = {tuple(c.value if not isinstance(c.value, list) else tuple(c.value)
@@ -50,6 +60,7 @@ def measure(name: str) -> dict[str, object]:
             t = time.perf_counter()
             control.value = v
             dt = time.perf_counter() - t
+            time.sleep(pace)
             key = tuple(c.value if not isinstance(c.value, list) else tuple(c.value)
                         for c in controls.values())  # fmt: skip
             if key not in seen:
@@ -70,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="only widgets whose name contains one of these")
     parser.add_argument("--core", type=int, default=0, help="the CPU core to run on (default 0)")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="S",
+                        help="seconds a student looks after each step; turns drawing ahead on "
+                        "(default 0: cold, every step drawn when asked)")  # fmt: skip
     parser.add_argument("--json", help="also write the rows to this JSON file")
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
@@ -86,18 +100,25 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     from lecturekit import figures
+    from lecturekit.viz.widgets import draw_ahead
 
+    if args.pace < 0:
+        print(f"--pace must be >= 0 seconds, got {args.pace}", file=sys.stderr)
+        return 2
+    draw_ahead(args.pace > 0)
     names = [n for n in figures.widget_names() if not args.names or any(s in n for s in args.names)]
     if not names:
         print(f"no registered widget matches {args.names}: {figures.widget_names()}",
               file=sys.stderr)  # fmt: skip
         return 2
-    print(f"# widget redraw times, core {args.core}, torch threads 1, {platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}")  # noqa: E501
+    mode = f"paced {args.pace:g} s, drawing ahead" if args.pace else "cold"
+    print(f"# widget redraw times ({mode}), core {args.core}, torch threads 1, "
+          f"{platform.machine()}, load {os.getloadavg()[0]:.1f}")  # fmt: skip
     print("| widget | lecture | steps | median ms | worst ms | build s |")
     print("|---|---|---:|---:|---:|---:|")
     rows = []
     for name in names:
-        row = measure(name)
+        row = measure(name, args.pace)
         row["lecture"] = figures.widget_spec(name).lecture
         rows.append(row)
         if row["steps"]:

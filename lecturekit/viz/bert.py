@@ -373,7 +373,7 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
     """
     from lecturekit.models.bert import BertForPreTraining, fill_mask
     from lecturekit.tokenization import WordPieceTokenizer
-    from lecturekit.viz.widgets import figure_widget
+    from lecturekit.viz.widgets import figure_widget, module_state
 
     if not isinstance(model, BertForPreTraining):
         raise ValueError(
@@ -409,7 +409,8 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
         fig.tight_layout()
         return fig
 
-    return figure_widget(render, {"sentence": sentence, "position": position})
+    return figure_widget(render, {"sentence": sentence, "position": position},
+                         state=lambda: module_state(model))  # fmt: skip
 
 
 def fill_mask_widget_grid(sentences: Sequence[str], n_words: int = 5) -> dict[str, list[object]]:

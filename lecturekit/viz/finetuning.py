@@ -371,7 +371,13 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     from lecturekit.experiments.finetuning import probabilities
     from lecturekit.viz.alt import figure_alt_text
     from lecturekit.viz.style import theme as theme_context
-    from lecturekit.viz.widgets import ALT_ATTR, attach_controls, render_png
+    from lecturekit.viz.widgets import (
+        ALT_ATTR,
+        DRAW_AHEAD,
+        attach_controls,
+        module_state,
+        render_png,
+    )
 
     check_mapping("models", models, "task name -> fine-tuned model")
     check_mapping("tasks", tasks, "task name -> Task")
@@ -389,10 +395,16 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     box_names = {"sequence": ("sentence", "(unused)"), "token": ("sentence", "(unused)"),
                  "pair": ("premise", "hypothesis"), "span": ("question", "context")}  # fmt: skip
 
+    following = [False]  # while a task change sets the texts: one redraw, after both
+
     def follow(change: dict) -> None:  # registered first: runs before the redraw
         task = tasks[change["new"]]
         first.description, second.description = box_names[task.kind]
-        first.value, second.value = inputs[change["new"]]
+        following[0] = True
+        try:
+            first.value, second.value = inputs[change["new"]]
+        finally:
+            following[0] = False
 
     first.description, second.description = box_names[tasks[names[0]].kind]
     task_box.observe(follow, names="value")
@@ -430,37 +442,55 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     # second text: a picture drawn before is shown again as it was. The memory is emptied
     # when a model's weights or mode change.
     drawn: dict[tuple[str, str, str], tuple[bytes, str]] = {}  # setting -> (png, alt)
-    state = [_weights_state(models)]
+    state = [module_state(*models.values())]
 
-    def update(_change: object = None) -> None:
-        values = {k: c.value for k, c in controls.items()}
+    def key_of(values: Mapping[str, str]) -> tuple[str, str, str]:
         used = tasks[values["task"]].kind in ("pair", "span")
-        key = (values["task"], values["first"], values["second"] if used else "")
-        now = _weights_state(models)
-        if now != state[0]:
-            drawn.clear()
-            state[0] = now
+        return (values["task"], values["first"], values["second"] if used else "")
+
+    def fill(values: Mapping[str, str]) -> tuple[bytes, str]:
+        key = key_of(values)
         if key not in drawn:
             with theme_context("light"):
                 fig, said = render(**values)
                 drawn[key] = (render_png(fig), said or figure_alt_text(fig))
             while len(drawn) > _DRAWN:
                 drawn.pop(next(iter(drawn)))  # the oldest first
-        image.value, alt = drawn[key]
+        return drawn[key]
+
+    # While the kernel is idle, every other task is drawn ahead with the texts a change of
+    # task puts in the boxes (a text a student types cannot be guessed).
+    ahead: list[dict[str, str]] = []
+
+    def draw_next() -> bool:
+        if module_state(*models.values()) != state[0]:
+            return False
+        while ahead:
+            values = ahead.pop(0)
+            if key_of(values) not in drawn:
+                fill(values)
+                return bool(ahead)
+        return False
+
+    def update(_change: object = None) -> None:
+        if following[0]:
+            return
+        values = {k: c.value for k, c in controls.items()}
+        now = module_state(*models.values())
+        if now != state[0]:
+            drawn.clear()
+            state[0] = now
+        if key_of(values) in drawn:
+            image.value, alt = fill(values)
+        else:
+            with DRAW_AHEAD.lock:
+                image.value, alt = fill(values)
         setattr(image, ALT_ATTR, alt)
+        ahead[:] = [{"task": n, "first": inputs[n][0], "second": inputs[n][1]}
+                    for n in names if n != values["task"]]  # fmt: skip
+        DRAW_AHEAD.moved(draw_next)
 
     update()
     for control in controls.values():
         control.observe(update, names="value")
     return attach_controls(w.VBox([w.HBox(list(controls.values())), image]), controls)
-
-
-def _weights_state(models: Mapping) -> tuple:
-    """Changes whenever a model's weights change in place (an optimizer step, a loaded state
-    dict) or its mode (train / eval) does."""
-    state = []
-    for model in models.values():
-        tensors = [*model.parameters(), *model.buffers()] if hasattr(model, "parameters") else []
-        state += [getattr(model, "training", None), *(id(t) for t in tensors),
-                  *(t._version for t in tensors)]  # fmt: skip
-    return tuple(state)

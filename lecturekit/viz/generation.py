@@ -54,7 +54,15 @@ from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets, 
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
 from lecturekit.viz.style import theme as theme_context
-from lecturekit.viz.widgets import ALT_ATTR, attach_controls, render_png
+from lecturekit.viz.widgets import (
+    ALT_ATTR,
+    DRAW_AHEAD,
+    attach_controls,
+    module_state,
+    nearby_values,
+    render_png,
+    settings_nearby,
+)
 
 __all__ = [
     "plot_next_token",
@@ -567,13 +575,6 @@ def _strategy(kind: str, temperature: float, top_k: int, top_p: float, penalty: 
 _DRAWN = 128  # settings generation_widget remembers (a PNG of ~30 kB each)
 
 
-def _model_state(model: torch.nn.Module) -> tuple:
-    """Changes whenever the model's weights change in place (an optimizer step, a loaded
-    state dict) or its mode (train / eval) does."""
-    tensors = [*model.parameters(), *model.buffers()]
-    return (model.training, *(id(t) for t in tensors), *(t._version for t in tensors))
-
-
 def _logits_of(output: object) -> torch.Tensor:
     return output.logits if hasattr(output, "logits") else output
 
@@ -712,21 +713,17 @@ def generation_widget(
     # emptied when the model's weights or mode change, and not used in training mode.
     drawn: dict[tuple, tuple[str, tuple]] = {}  # setting -> (html, what the picture shows)
     pictures: dict[tuple, tuple[bytes, str]] = {}  # what it shows -> (png, alt)
-    state = [_model_state(model)]
+    state = [module_state(model)]
 
-    def update(_change: object = None) -> None:
-        values = {k: c.value for k, c in controls.items()}
+    def key_of(values: Mapping[str, object]) -> tuple:
         sampling = values["strategy"] == "sample"
-        for name in ("temperature", "top_k", "top_p"):
-            controls[name].disabled = not sampling
-        key = (values["prompt"], values["strategy"], values["repetition_penalty"],
-               *((values["temperature"], values["top_k"], values["top_p"]) if sampling
-                 else ()))  # fmt: skip
-        now = _model_state(model)
-        if now != state[0] or model.training:  # (dropout: nothing is drawn the same twice)
-            drawn.clear()
-            pictures.clear()
-            state[0] = now
+        return (values["prompt"], values["strategy"], values["repetition_penalty"],
+                *((values["temperature"], values["top_k"], values["top_p"]) if sampling
+                  else ()))  # fmt: skip
+
+    def fill(values: Mapping[str, object]) -> tuple[str, bytes, str]:
+        """Draw the setting (or find it drawn): the continuations' HTML, the PNG, its alt."""
+        key = key_of(values)
         if key not in drawn:
             drawn[key] = render(**values)
         text, shows = drawn[key]
@@ -735,13 +732,44 @@ def generation_widget(
                 fig = picture(shows)
                 alt = shows[1] if shows[0] == "message" else figure_alt_text(fig)
                 pictures[shows] = (render_png(fig), alt)
-        png, alt = pictures[shows]
         for memory in (drawn, pictures):
             while len(memory) > _DRAWN:
                 memory.pop(next(iter(memory)))  # the oldest first
+        return (text, *pictures[shows])
+
+    ahead: list[dict[str, object]] = []  # settings to draw while the kernel is idle
+
+    def draw_next() -> bool:
+        if model.training or module_state(model) != state[0]:
+            return False  # nothing drawn now would be shown again
+        while ahead:
+            values = ahead.pop(0)
+            if key_of(values) not in drawn:
+                fill(values)
+                return bool(ahead)
+        return False
+
+    def update(_change: object = None) -> None:
+        values = {k: c.value for k, c in controls.items()}
+        sampling = values["strategy"] == "sample"
+        for name in ("temperature", "top_k", "top_p"):
+            controls[name].disabled = not sampling
+        now = module_state(model)
+        if now != state[0] or model.training:  # (dropout: nothing is drawn the same twice)
+            drawn.clear()
+            pictures.clear()
+            state[0] = now
+        if key_of(values) in drawn:
+            text, png, alt = fill(values)
+        else:
+            with DRAW_AHEAD.lock:
+                text, png, alt = fill(values)
         image.value = png
         setattr(image, ALT_ATTR, alt)
         samples.value = text
+        nearby = {name: nearby_values(c) for name, c in controls.items()}
+        ahead[:] = settings_nearby(controls, values, nearby)
+        DRAW_AHEAD.moved(draw_next)
 
     update()
     for control in controls.values():

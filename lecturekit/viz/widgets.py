@@ -7,7 +7,10 @@ ipywidgets is imported lazily, so lecturekit works without it.
 
 Public API (each returns an ipywidgets.VBox)::
 
-    figure_widget(render, controls)                      # generic: render(**values) -> Figure
+    figure_widget(render, controls, state=None)          # generic: render(**values) -> Figure
+    render_png(fig, dpi=100) -> bytes                    # what savefig gives, a third faster
+    module_state(*modules) -> tuple                      # changes when weights or mode change
+    draw_ahead(enabled)                                  # settings one move away, drawn while idle
     attach_controls(box, controls) / widget_controls(box) # name -> control, for static frames
     softmax_temperature_widget(scores, labels=None)      # lecture 03: softmax(s / tau)
     scaling_widget(num_keys=8, seed=0)                   # lecture 03: why divide by sqrt(d_k)
@@ -22,6 +25,10 @@ from __future__ import annotations
 
 import io
 import math
+import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -50,6 +57,11 @@ __all__ = [
     "widget_controls",
     "figure_widget",
     "render_png",
+    "module_state",
+    "draw_ahead",
+    "DRAW_AHEAD",
+    "nearby_values",
+    "settings_nearby",
     "softmax_temperature_widget",
     "scaling_widget",
     "head_widget",
@@ -63,12 +75,209 @@ _D_MODELS = (16, 32, 64, 128, 256, 512)  # the choices of positional_encoding_wi
 
 
 def render_png(fig: Figure, dpi: int = 100) -> bytes:
-    """Render a Figure to PNG bytes in memory (no file is written)."""
+    """Render a Figure to PNG bytes in memory (no file is written): the pixels
+    ``fig.savefig(format="png", dpi=dpi)`` gives, drawn once by Agg and encoded by Pillow
+    (savefig's extra layout pass made every widget redraw a third slower)."""
     check_instance("fig", fig, Figure)
     check_positive_int("dpi", dpi)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
-    return buf.getvalue()
+    from matplotlib import rcParams
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image as PILImage
+
+    face = rcParams["savefig.facecolor"]
+    old = fig.dpi, fig.get_facecolor(), fig.canvas
+    try:
+        fig.dpi = dpi
+        if not (isinstance(face, str) and face == "auto"):
+            fig.set_facecolor(face)
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        width, height = canvas.get_width_height(physical=True)
+        image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA",
+                                    0, 1)  # fmt: skip
+        buf = io.BytesIO()
+        image.save(buf, format="png", dpi=(dpi, dpi))
+        return buf.getvalue()
+    finally:
+        fig.dpi = old[0]
+        fig.set_facecolor(old[1])
+        fig.set_canvas(old[2])
+
+
+def module_state(*modules: object) -> tuple:
+    """Changes whenever a module's weights change in place (an optimizer step, a loaded state
+    dict) or its mode (train / eval) does: what a widget over a model keys its drawn frames on
+    (anything without parameters counts by its identity)."""
+    state: list[object] = []
+    for module in modules:
+        params = getattr(module, "parameters", None)
+        tensors = [*params(), *module.buffers()] if callable(params) else []
+        state += [getattr(module, "training", None), id(module), *(id(t) for t in tensors),
+                  *(t._version for t in tensors)]  # fmt: skip
+    return tuple(state)
+
+
+# ----------------------------------------------------------------- drawing ahead, when idle
+# A redraw costs 50-500 ms on one core (matplotlib lays out and rasterises the whole figure).
+# While the student looks at a picture, the kernel is idle: a background thread then draws the
+# settings one move away (every control's nearest values first) into the widget's frames, so
+# the next move shows a frame already drawn. It draws only when no cell has run and no control
+# has moved for IDLE_SECONDS, one frame at a time under LOCK, which a cell about to run and a
+# redraw of a setting not yet drawn take first; it never touches a widget (only the frames).
+
+IDLE_SECONDS = 0.5
+AHEAD_FRAMES = 24  # settings drawn ahead from one setting, nearest first
+FRAME_BYTES = 16 * 2**20  # the frames a widget keeps, at most (oldest dropped first)
+
+
+class _Ahead:
+    """The kernel's one drawing-ahead thread and its jobs (most recently moved widget first)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.busy = False
+        self.last = time.monotonic()
+        self.jobs: list[Callable[[], bool]] = []  # each draws one frame; False when done
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.enabled: bool | None = None  # None: decide on first use (in a kernel or not)
+
+    def _pre_run(self, *_: object) -> None:
+        self.busy = True
+        self.last = time.monotonic()
+        with self.lock:  # a frame being drawn ahead finishes before the cell starts
+            pass
+
+    def _post_run(self, *_: object) -> None:
+        self.busy = False
+        self.last = time.monotonic()
+
+    def on(self) -> bool:
+        if self.enabled is None:
+            shell = _kernel_shell()
+            self.enabled = shell is not None and os.environ.get("LECTUREKIT_DRAW_AHEAD") != "0"
+            if self.enabled:
+                shell.events.register("pre_run_cell", self._pre_run)
+                shell.events.register("post_run_cell", self._post_run)
+        return self.enabled
+
+    def moved(self, job: Callable[[], bool] | None = None) -> None:
+        """A control moved (or a widget was built): restart the idle clock, put ``job`` first."""
+        self.last = time.monotonic()
+        if job is None or not self.on():
+            return
+        if job in self.jobs:
+            self.jobs.remove(job)
+        self.jobs.insert(0, job)
+        if self.thread is None or not self.thread.is_alive():
+            self.thread = threading.Thread(target=self._run, name="lecturekit-draw-ahead",
+                                           daemon=True)  # fmt: skip
+            self.thread.start()
+        self.wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self.wake.wait()
+            idle = time.monotonic() - self.last
+            if self.busy or idle < IDLE_SECONDS:
+                time.sleep(IDLE_SECONDS - idle if not self.busy and idle < IDLE_SECONDS else 0.1)
+                continue
+            if not self.jobs or not self.enabled:
+                self.jobs.clear()
+                self.wake.clear()
+                continue
+            job = self.jobs[0]
+            with self.lock:
+                if self.busy or time.monotonic() - self.last < IDLE_SECONDS:
+                    continue
+                try:
+                    more = job()
+                except Exception:  # a live redraw of that setting shows the error
+                    more = False
+            if not more and job in self.jobs:
+                self.jobs.remove(job)
+
+
+DRAW_AHEAD = _Ahead()  # the widgets' shared drawing-ahead thread (``.lock``, ``.moved(job)``)
+
+
+def _kernel_shell() -> object:
+    """The IPython shell when running in a Jupyter kernel, else None."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    return shell if shell is not None and getattr(shell, "kernel", None) is not None else None
+
+
+def draw_ahead(enabled: bool) -> None:
+    """Turn drawing ahead on or off for this process (on by default in a Jupyter kernel, off
+    elsewhere; ``LECTUREKIT_DRAW_AHEAD=0`` turns it off in a kernel). Outside a kernel nothing
+    tells it that a cell runs: it draws whenever no control moved for ``IDLE_SECONDS``."""
+    if not isinstance(enabled, bool):
+        raise ValueError(f"enabled must be True or False, got {enabled!r}")
+    DRAW_AHEAD.on()
+    DRAW_AHEAD.enabled = enabled
+
+
+def _frozen(value: object) -> object:
+    if isinstance(value, float):
+        return float(f"{value:.9g}")  # a slider's value as the browser sends it back
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def nearby_values(control: object) -> list[object]:
+    """The values of ``control`` a student moves to next, nearest first (none for a hidden or
+    disabled control, a free-text box or a range)."""
+    if getattr(control, "disabled", False) or getattr(control.layout, "display", None) == "none":
+        return []
+    value = control.value
+    if isinstance(value, bool):
+        return [not value]
+    offered = getattr(control, "_options_values", None)
+    if offered is not None:
+        values = list(offered)
+    elif isinstance(value, (int, float)) and hasattr(control, "max"):
+        lo, hi, step = control.min, control.max, control.step or 1
+        n = round((hi - lo) / step) + 1
+        if n > 400:
+            return []
+        base = getattr(control, "base", None)  # a log slider: value = base ** exponent
+        values = [lo + i * step for i in range(n)]
+        if isinstance(value, int) and not isinstance(step, float):
+            values = [int(v) for v in values]
+        if base is not None:
+            values = [base**v for v in values]
+    else:
+        return []
+    if value in values:
+        here = values.index(value)
+    else:  # between two values the slider offers: start from the closest
+        here = min(range(len(values)), key=lambda i: abs(values[i] - value))
+    order = sorted(range(len(values)), key=lambda i: (abs(i - here), i))
+    return [values[i] for i in order if i != here]
+
+
+def settings_nearby(
+    controls: Mapping[str, object],
+    values: Mapping[str, object],
+    nearby: Mapping[str, Sequence[object]],
+    limit: int = AHEAD_FRAMES,
+) -> list[dict[str, object]]:
+    """The settings one move away from ``values``: each control moved to its ``nearby`` values
+    (``nearby_values``), the nearest moves of every control first; at most ``limit``."""
+    out: list[dict[str, object]] = []
+    for distance in range(1, limit + 1):
+        for name in controls:
+            near = nearby.get(name) or []
+            if distance <= len(near):
+                out.append({**values, name: near[distance - 1]})
+        if len(out) >= limit or all(distance >= len(nearby.get(n) or []) for n in controls):
+            break
+    return out[:limit]
 
 
 _CONTROLS_ATTR = "lecturekit_controls"  # where a widget keeps its named controls
@@ -107,15 +316,21 @@ def figure_widget(
     *,
     theme: str = "light",
     dpi: int = 100,
+    state: Callable[[], object] | None = None,
 ):
     """Controls above an image; ``render(**{name: control.value})`` draws the image again
-    whenever a control changes.
+    whenever a control changes. ``render`` must be pure in the controls' values: each setting
+    is drawn once and kept (up to 16 MB of PNGs), and while the kernel is idle the settings one
+    move away are drawn ahead (``draw_ahead``), so moving a control shows its picture at once.
 
     Args:
         render: returns a ``matplotlib.figure.Figure`` (build it with ``Figure()``, not pyplot,
             so nothing is displayed by the notebook's inline backend).
         controls: name -> ipywidgets value widget (slider, dropdown, checkbox, ...).
         theme: "light" or "dark"; dpi: the image's resolution.
+        state: for a render that reads something that can change (a model's weights): returns
+            a value that changes with it (``module_state(model)``); the kept frames are dropped
+            when it does.
 
     Everything is checked before the first drawing.
     """
@@ -129,26 +344,62 @@ def figure_widget(
                              f"dropdown, ...), got {type(control).__name__}")  # fmt: skip
     rc(theme)  # an unknown theme is refused here
     check_positive_int("dpi", dpi)
+    if state is not None:
+        check_callable("state", state)
     w = require_ipywidgets()
 
-    alt = [""]
+    frames: OrderedDict[tuple, tuple[bytes, str]] = OrderedDict()  # setting -> (png, alt)
+    kept = [0, state() if state is not None else None]  # bytes held, the state drawn in
 
-    def draw() -> bytes:
+    def key_of(values: Mapping[str, object]) -> tuple:
+        return tuple(_frozen(values[k]) for k in controls)
+
+    def draw(values: Mapping[str, object]) -> None:
         with theme_context(theme):
-            fig = render(**{k: c.value for k, c in controls.items()})
+            fig = render(**values)
             if not isinstance(fig, Figure):
                 raise ValueError(f"render must return a matplotlib Figure, got "
                                  f"{type(fig).__name__}")  # fmt: skip
-            alt[0] = figure_alt_text(fig)
-            return render_png(fig, dpi)
+            frame = render_png(fig, dpi), figure_alt_text(fig)
+        frames[key_of(values)] = frame
+        kept[0] += len(frame[0])
+        while kept[0] > FRAME_BYTES and len(frames) > 1:
+            kept[0] -= len(frames.popitem(last=False)[1][0])  # the oldest first
 
-    image = w.Image(value=draw(), format="png")
-    setattr(image, ALT_ATTR, alt[0])
+    ahead: list[dict[str, object]] = []  # settings to draw while idle, nearest first
 
-    def update(_change: object) -> None:
-        image.value = draw()
-        setattr(image, ALT_ATTR, alt[0])
+    def draw_next() -> bool:
+        while ahead:
+            values = ahead.pop(0)
+            if key_of(values) not in frames:
+                draw(values)
+                return bool(ahead)
+        return False
 
+    def show() -> tuple[bytes, str]:
+        if state is not None and state() != kept[1]:  # the model changed: draw everything anew
+            frames.clear()
+            kept[:] = [0, state()]
+        values = {k: c.value for k, c in controls.items()}
+        key = key_of(values)
+        if key not in frames:
+            with DRAW_AHEAD.lock:
+                if key not in frames:
+                    draw(values)
+        frames.move_to_end(key)
+        ahead[:] = settings_nearby(controls, values, nearby)
+        DRAW_AHEAD.moved(draw_next)
+        return frames[key]
+
+    nearby: dict[str, list[object]] = {}
+
+    def update(_change: object = None) -> None:
+        nearby.update({name: nearby_values(c) for name, c in controls.items()})
+        image.value, alt = show()
+        setattr(image, ALT_ATTR, alt)
+
+    image = w.Image(format="png")
+    update()
     for control in controls.values():
         control.observe(update, names="value")
     return attach_controls(w.VBox([w.HBox(list(controls.values())), image]), controls)

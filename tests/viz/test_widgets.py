@@ -69,3 +69,121 @@ def test_positional_encoding_grid_keeps_what_the_notebook_asks_for():
     grid = widgets.positional_encoding_widget_grid()
     assert 16 in grid["d_model"] and grid["dims"] == [(4, 7)]  # "d_model = 16", "dims 4-7"
     assert grid["d_model"] == [16, 32, 64, 128, 256, 512]
+
+
+# ---------------------------------------------------------------- drawing once, drawing ahead
+
+
+def _counting_widget(**kwargs):
+    """A figure_widget over a slider (0..6) and a checkbox whose render counts its calls."""
+    w = pytest.importorskip("ipywidgets")
+    from matplotlib.figure import Figure
+
+    calls = []
+
+    def render(n, flag):
+        calls.append((n, flag))
+        fig = Figure(figsize=(2, 1.5))
+        fig.add_subplot().bar(range(n + 1), range(n + 1), color="C1" if flag else "C0")
+        return fig
+
+    controls = {"n": w.IntSlider(value=3, min=0, max=6), "flag": w.Checkbox(value=False)}
+    return widgets.figure_widget(render, controls, **kwargs), controls, calls
+
+
+def test_render_png_gives_the_pixels_savefig_gives():
+    import io
+
+    import numpy as np
+    from matplotlib.figure import Figure
+    from PIL import Image
+
+    from lecturekit.viz.style import theme
+
+    with theme("dark"):
+        fig = Figure(figsize=(3, 2))
+        ax = fig.add_subplot()
+        ax.plot([0, 1, 3], label="a line")
+        ax.set_title("a title")
+        ax.legend()
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=80)
+        png = widgets.render_png(fig, dpi=80)
+    old, new = (np.asarray(Image.open(io.BytesIO(b))) for b in (buf.getvalue(), png))
+    assert old.shape == new.shape == (160, 240, 4)
+    assert (old == new).all()
+    assert fig.dpi == 100  # the figure is left as it was
+
+
+def test_a_setting_drawn_before_is_shown_without_drawing_again():
+    box, controls, calls = _counting_widget()
+    image = box.children[1]
+    first = bytes(image.value)
+    controls["n"].value = 5
+    controls["n"].value = 3
+    assert bytes(image.value) == first
+    controls["flag"].value = True
+    controls["n"].value = 5
+    assert calls == [(3, False), (5, False), (3, True), (5, True)]
+
+
+def test_a_changed_state_draws_everything_anew():
+    version = [0]
+    _, controls, calls = _counting_widget(state=lambda: version[0])
+    controls["n"].value = 4
+    controls["n"].value = 3
+    assert len(calls) == 2
+    version[0] = 1  # e.g. the model took an optimizer step
+    controls["n"].value = 4
+    assert calls[-1] == (4, False) and len(calls) == 3
+    with pytest.raises(ValueError, match="state must be callable"):
+        _counting_widget(state=42)
+
+
+def test_settings_one_move_away_are_drawn_while_idle(monkeypatch):
+    import time
+
+    monkeypatch.setattr(widgets, "IDLE_SECONDS", 0.05)
+    widgets.draw_ahead(True)
+    try:
+        _, controls, calls = _counting_widget()
+        deadline = time.monotonic() + 30
+        wanted = {(2, False), (4, False), (3, True), (0, False), (6, False)}
+        while not wanted <= set(calls) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert wanted <= set(calls), calls
+        assert calls[1:3] == [(2, False), (3, True)]  # one step of every control comes first
+        widgets.draw_ahead(False)
+        time.sleep(0.3)  # the frame being drawn, if any, ends
+        drawn = len(calls)
+        controls["n"].value = 4
+        controls["n"].value = 6
+        assert len(calls) == drawn  # both were drawn ahead: nothing drawn now
+    finally:
+        widgets.draw_ahead(False)
+
+
+def test_nearby_values_start_next_to_the_current_one():
+    w = pytest.importorskip("ipywidgets")
+    assert widgets.nearby_values(w.IntSlider(value=2, min=0, max=5)) == [1, 3, 0, 4, 5]
+    assert widgets.nearby_values(w.Dropdown(options=["a", "b", "c"], value="b")) == ["a", "c"]
+    assert widgets.nearby_values(w.SelectionSlider(options=[1, 2, 4], value=1)) == [2, 4]
+    assert widgets.nearby_values(w.Checkbox(value=True)) == [False]
+    log = w.FloatLogSlider(value=8.0, base=2, min=-2, max=7, step=0.5)
+    assert widgets.nearby_values(log)[:2] == [2**2.5, 2**3.5]
+    assert widgets.nearby_values(w.Text(value="hi")) == []
+    assert widgets.nearby_values(w.IntRangeSlider(value=(1, 2), min=0, max=4)) == []
+    assert widgets.nearby_values(w.IntSlider(value=1, min=0, max=3, disabled=True)) == []
+    hidden = w.Dropdown(options=[1, 2], value=1)
+    hidden.layout.display = "none"
+    assert widgets.nearby_values(hidden) == []
+    controls = {"a": w.IntSlider(value=0, max=3), "b": w.Checkbox(value=False)}
+    near = {k: widgets.nearby_values(c) for k, c in controls.items()}
+    got = widgets.settings_nearby(controls, {"a": 0, "b": False}, near, limit=3)
+    assert got == [{"a": 1, "b": False}, {"a": 0, "b": True}, {"a": 2, "b": False}]
+
+
+def test_draw_ahead_takes_a_bool():
+    with pytest.raises(ValueError, match="enabled must be True or False, got 'yes'"):
+        widgets.draw_ahead("yes")
