@@ -191,6 +191,11 @@ def save(fig: Figure, path: Path | str, fmt: str = "png", dpi: int = 150) -> Pat
     path = Path(path)
     if not path.parent.is_dir():
         raise ValueError(f"path={str(path)!r}: the directory {str(path.parent)!r} does not exist")
+    if fmt == "png":  # the pixels savefig gives, drawn once (savefig lays out twice)
+        from lecturekit.viz.widgets import render_png
+
+        path.write_bytes(render_png(fig, dpi))
+        return path
     # SVG element ids are hashes salted with svg.hashsalt (random when unset): fix it
     with plt.rc_context({"svg.hashsalt": "lecturekit"}):
         fig.savefig(path, format=fmt, dpi=dpi, metadata=_METADATA[fmt])

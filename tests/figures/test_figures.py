@@ -33,9 +33,10 @@ def test_figure_builds_in_both_themes(name):
 
 
 def test_two_builds_are_byte_identical_in_every_format(tmp_path, capsys):
-    for run in ("a", "b"):
+    # one build in this process, one two figures at a time (as `make figures` on 2 cores)
+    for run, jobs in (("a", "1"), ("b", "2")):
         assert main(["build", "--out", str(tmp_path / run), "--format", "png,svg,pdf",
-                     "--dpi", "40"]) == 0  # fmt: skip
+                     "--dpi", "40", "--jobs", jobs]) == 0  # fmt: skip
     files = sorted(p.name for p in (tmp_path / "a").iterdir())
     assert len(files) == 3 * len(NAMES)
     for name in files:
@@ -59,7 +60,8 @@ def test_build_takes_a_lectures_figures(tmp_path, monkeypatch, capsys):
     built = []
     monkeypatch.setattr(figures, "build", lambda name, theme: built.append(name) or Figure())
     monkeypatch.setattr(figures, "save", lambda fig, path, fmt, dpi: path.write_text(fmt))
-    args = ["build", "causal_mask", "--lecture", "05", "--lecture", "06", "--out", str(tmp_path)]
+    args = ["build", "causal_mask", "--lecture", "05", "--lecture", "06", "--out", str(tmp_path),
+            "--jobs", "1"]  # in this process, where build and save are replaced  # fmt: skip
     assert main(args) == 0
     assert built == ["causal_mask", *figures.names("05"), "decoder_masks"]  # each once, in order
     assert sorted(p.stem for p in tmp_path.iterdir()) == sorted(built)
@@ -81,6 +83,8 @@ def test_unknown_name_lists_close_matches_and_exits_2(tmp_path, capsys):
     [
         (["build", "--format", "gif"], "--format 'gif': choose from png,svg,pdf"),
         (["build", "--dpi", "5"], "--dpi 5 is outside 10..1200"),
+        (["build", "--jobs", "0"], "--jobs 0 is outside 1..64"),
+        (["build", "--jobs", "two"], "--jobs: invalid int value: 'two'"),
         (["build", "--theme", "blue"], "invalid choice: 'blue'"),
         (["list", "--lecture", "99"], "--lecture '99': no figures for that lecture"),
     ],
