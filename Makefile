@@ -65,6 +65,7 @@ lab: $(STAMP)
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest --nbval --nbval-current-env -n $(PYTEST_JOBS) --dist loadfile \
+	  --no-loadscope-reorder \
 	  --nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks solutions companions $(PYTEST_ARGS)
 
 LATEST_VENV ?= .venv-latest

@@ -116,6 +116,54 @@ def pytest_runtest_makereport(item, call):
     return report
 
 
+# ----------------------------------------------------------- the suite on both cores, once
+# `make test` runs pytest-xdist with --dist loadfile --no-loadscope-reorder: a file is one unit
+# of work, handed to the next free worker in collection order. The order below is longest
+# first (seconds measured on the 2-core machine, one worker's share), so the two workers end
+# together: pytest-xdist's own order (most tests first) started the wheel and nbgrader files,
+# six and five minutes long with a handful of tests each, last.
+FILE_SECONDS = {
+    "tests/test_browser.py": 570,
+    "tests/test_nbgrader.py": 330,
+    "tests/test_site.py": 320,
+    "tests/test_wheel.py": 300,  # its notebooks run on the second core meanwhile
+    "tests/test_slides.py": 250,
+    "tests/figures/test_figures.py": 240,
+    "tests/test_binder.py": 130,
+    "tests/test_hub.py": 75,
+}
+NOTEBOOK_SECONDS = 20  # a notebook under nbval, kernel start-up included
+WHEEL_RUN = "tests/test_wheel.py::test_installed_wheel_runs_notebooks_outside_the_repository"
+
+
+def _seconds(item) -> float:
+    path = item.path.relative_to(Path(__file__).resolve().parent).as_posix()
+    if path in FILE_SECONDS:
+        return FILE_SECONDS[path]
+    return NOTEBOOK_SECONDS if path.endswith(".ipynb") else 1.0
+
+
+@pytest.hookimpl(trylast=True)  # after -m / -k have deselected
+def pytest_collection_modifyitems(session, config, items):
+    """Every notebook of notebooks/ runs once: where the wheel test runs them all under strict
+    nbval (from the installed wheel, outside the repository: the same checks, and more), the
+    session's own nbval items of notebooks/ are left out. Only when that test cannot skip
+    (LECTUREKIT_REQUIRE_WHEEL=1, as CI sets), so an offline `make test` still runs them here.
+    Then the longest files first (FILE_SECONDS)."""
+    if os.environ.get("LECTUREKIT_REQUIRE_WHEEL") == "1" and any(
+        i.nodeid == WHEEL_RUN for i in items
+    ):
+        root = Path(__file__).resolve().parent / "notebooks"
+        run_there = {p.name for p in root.glob("[0-9][0-9]*_*.ipynb")}  # test_wheel's NOTEBOOKS
+        twice = [i for i in items if i.path.parent == root and i.path.name in run_there]
+        if twice:
+            config.hook.pytest_deselected(items=twice)
+            items[:] = [i for i in items if i not in set(twice)]
+            _log["notebooks_in_wheel"] = len({i.path for i in twice})
+    order = {id(item): (-_seconds(item), n) for n, item in enumerate(items)}
+    items.sort(key=lambda item: order[id(item)])
+
+
 def pytest_sessionfinish(session, exitstatus):
     late = _take_blocked()  # e.g. a server process between tests
     if late:
@@ -124,6 +172,10 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
+    if _log.get("notebooks_in_wheel"):
+        n, where = _log["notebooks_in_wheel"], WHEEL_RUN.split("::")[0]
+        terminalreporter.write_sep("-", f"{n} notebooks of notebooks/ left to {where} (strict "
+                                   "nbval, installed wheel, outside the repository)")  # fmt: skip
     blocked = _log["all"]
     terminalreporter.write_sep("-", f"offline guard: {len(blocked)} network attempt(s) blocked")
     if blocked:
