@@ -99,6 +99,11 @@ VERBS = {
     "finds": ("find", "trouve", "trouvent"),
 }
 CONJUNCTIONS = {"and": "et", "but": "mais"}
+# the word lists in the order the sampler draws from (sorted once, not at every draw)
+_NOUN_LIST, _ADJECTIVE_LIST = tuple(sorted(NOUNS)), tuple(sorted(ADJECTIVES))
+_VERB_LIST, _CONJUNCTION_LIST = tuple(sorted(VERBS)), tuple(sorted(CONJUNCTIONS))
+_N_ADJ, _N_ADJ_CUMULATIVE = [0, 1, 2], [0.35, 0.35 + 0.4, 0.35 + 0.4 + 0.25]  # weights .35 .4 .25
+_ARTICLES = {("the", "m"): "le", ("the", "f"): "la", ("a", "m"): "un", ("a", "f"): "une"}
 
 
 @dataclass(frozen=True)
@@ -147,18 +152,16 @@ class Vocab:
 
 def _noun_phrase(rng: random.Random, depth: int) -> tuple[list[str], list[str], list[int], bool]:
     """(english, french, align (french -> english index, local), plural)."""
-    noun = rng.choice(sorted(NOUNS))
+    noun = rng.choice(_NOUN_LIST)
     eng_pl, fr_sg, fr_pl, gender = NOUNS[noun]
     plural = rng.random() < 0.4
-    n_adj = rng.choices([0, 1, 2], weights=[0.35, 0.4, 0.25])[0]
-    adjs = rng.sample(sorted(ADJECTIVES), n_adj)
+    n_adj = rng.choices(_N_ADJ, cum_weights=_N_ADJ_CUMULATIVE)[0]
+    adjs = rng.sample(_ADJECTIVE_LIST, n_adj)
     if plural:
         det_en, det_fr = rng.choice([("the", "les"), ("some", "des")])
     else:
         det_en = rng.choice(["the", "a"])
-        det_fr = {("the", "m"): "le", ("the", "f"): "la", ("a", "m"): "un", ("a", "f"): "une"}[
-            (det_en, gender)
-        ]
+        det_fr = _ARTICLES[det_en, gender]
     form = (0 if gender == "m" else 1) + (2 if plural else 0)
     en = [det_en, *adjs, eng_pl if plural else noun]
     # french: det noun adj_k .. adj_1 (mirrored adjective order)
@@ -174,7 +177,7 @@ def _noun_phrase(rng: random.Random, depth: int) -> tuple[list[str], list[str], 
 
 
 def _verb_phrase(rng: random.Random, plural: bool, depth: int):
-    verb = rng.choice(sorted(VERBS))
+    verb = rng.choice(_VERB_LIST)
     eng_pl, fr_sg, fr_pl = VERBS[verb]
     obj_en, obj_fr, obj_align, _ = _noun_phrase(rng, depth)
     return eng_pl if plural else verb, fr_pl if plural else fr_sg, obj_en, obj_fr, obj_align
@@ -196,7 +199,7 @@ def sample_pair(rng: random.Random, n_clauses: int = 1, depth: int = 1) -> Pair:
     align: list[int] = []
     for c in range(n_clauses):
         if c:
-            conj = rng.choice(sorted(CONJUNCTIONS))
+            conj = rng.choice(_CONJUNCTION_LIST)
             align.append(len(en))
             en.append(conj)
             fr.append(CONJUNCTIONS[conj])

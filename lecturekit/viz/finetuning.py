@@ -483,7 +483,7 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
         if key_of(values) in drawn:
             image.value, alt = fill(values)
         else:
-            with DRAW_AHEAD.lock:
+            with DRAW_AHEAD.live():
                 image.value, alt = fill(values)
         setattr(image, ALT_ATTR, alt)
         ahead[:] = [{"task": n, "first": inputs[n][0], "second": inputs[n][1]}

@@ -762,7 +762,7 @@ def generation_widget(
         if key_of(values) in drawn:
             text, png, alt = fill(values)
         else:
-            with DRAW_AHEAD.lock:
+            with DRAW_AHEAD.live():
                 text, png, alt = fill(values)
         image.value = png
         setattr(image, ALT_ATTR, alt)

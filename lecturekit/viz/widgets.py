@@ -23,13 +23,14 @@ Public API (each returns an ipywidgets.VBox)::
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -60,6 +61,7 @@ __all__ = [
     "module_state",
     "draw_ahead",
     "DRAW_AHEAD",
+    "GiveWay",
     "nearby_values",
     "settings_nearby",
     "softmax_temperature_widget",
@@ -130,6 +132,10 @@ AHEAD_FRAMES = 24  # settings drawn ahead from one setting, nearest first
 FRAME_BYTES = 16 * 2**20  # the frames a widget keeps, at most (oldest dropped first)
 
 
+class GiveWay(Exception):
+    """A frame being drawn ahead is abandoned: a student's redraw waits for the lock."""
+
+
 class _Ahead:
     """The kernel's one drawing-ahead thread and its jobs (most recently moved widget first)."""
 
@@ -141,6 +147,27 @@ class _Ahead:
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
         self.enabled: bool | None = None  # None: decide on first use (in a kernel or not)
+        self.wanted = 0  # live redraws waiting for the lock: a frame drawn ahead gives way
+
+    @contextlib.contextmanager
+    def live(self) -> Iterator[None]:
+        """Hold the lock for a redraw a student waits for; a frame being drawn ahead is
+        abandoned at its next check (``give_way``) rather than finished first."""
+        self.wanted += 1
+        try:
+            self.lock.acquire()
+        finally:
+            self.wanted -= 1
+        try:
+            yield
+        finally:
+            self.lock.release()
+
+    def give_way(self) -> None:
+        """Called between the steps of a frame drawn ahead: raises GiveWay if a live redraw
+        waits."""
+        if self.wanted:
+            raise GiveWay
 
     def _pre_run(self, *_: object) -> None:
         self.busy = True
@@ -354,12 +381,14 @@ def figure_widget(
     def key_of(values: Mapping[str, object]) -> tuple:
         return tuple(_frozen(values[k]) for k in controls)
 
-    def draw(values: Mapping[str, object]) -> None:
+    def draw(values: Mapping[str, object], ahead: bool = False) -> None:
         with theme_context(theme):
             fig = render(**values)
             if not isinstance(fig, Figure):
                 raise ValueError(f"render must return a matplotlib Figure, got "
                                  f"{type(fig).__name__}")  # fmt: skip
+            if ahead:
+                DRAW_AHEAD.give_way()  # (about half of a frame's time is still to come)
             frame = render_png(fig, dpi), figure_alt_text(fig)
         frames[key_of(values)] = frame
         kept[0] += len(frame[0])
@@ -372,7 +401,11 @@ def figure_widget(
         while ahead:
             values = ahead.pop(0)
             if key_of(values) not in frames:
-                draw(values)
+                try:
+                    draw(values, ahead=True)
+                except GiveWay:
+                    ahead.insert(0, values)
+                    return True
                 return bool(ahead)
         return False
 
@@ -383,7 +416,7 @@ def figure_widget(
         values = {k: c.value for k, c in controls.items()}
         key = key_of(values)
         if key not in frames:
-            with DRAW_AHEAD.lock:
+            with DRAW_AHEAD.live():
                 if key not in frames:
                     draw(values)
         frames.move_to_end(key)

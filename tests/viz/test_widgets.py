@@ -187,3 +187,42 @@ def test_nearby_values_start_next_to_the_current_one():
 def test_draw_ahead_takes_a_bool():
     with pytest.raises(ValueError, match="enabled must be True or False, got 'yes'"):
         widgets.draw_ahead("yes")
+
+
+def test_a_frame_drawn_ahead_gives_way_to_a_redraw_the_student_waits_for(monkeypatch):
+    import threading
+
+    w = pytest.importorskip("ipywidgets")
+    from matplotlib.figure import Figure
+
+    monkeypatch.setattr(widgets, "IDLE_SECONDS", 0.05)
+    started, release = threading.Event(), threading.Event()
+    pngs = []
+    original = widgets.render_png
+    monkeypatch.setattr(widgets, "render_png",
+                        lambda fig, dpi=100: pngs.append(fig.n) or original(fig, dpi))  # fmt: skip
+
+    def render(n):
+        if threading.current_thread().name == "lecturekit-draw-ahead" and not release.is_set():
+            started.set()
+            release.wait(10)  # the first frame drawn ahead is stuck here, the lock held
+        fig = Figure(figsize=(1, 1))
+        fig.n = n
+        return fig
+
+    slider = w.IntSlider(value=3, min=0, max=6)
+    widgets.draw_ahead(True)
+    try:
+        widgets.figure_widget(render, {"n": slider})
+        assert started.wait(10)  # drawing n=2 ahead
+        moved = threading.Thread(target=lambda: setattr(slider, "value", 6))
+        moved.start()  # the student's move waits for the lock
+        while widgets.DRAW_AHEAD.wanted == 0 and moved.is_alive():
+            moved.join(0.01)
+        release.set()
+        moved.join(10)
+        assert not moved.is_alive() and widgets.DRAW_AHEAD.wanted == 0
+        assert pngs[:2] == [3, 6]  # n=2 gave way before its PNG; the student's n=6 came next
+    finally:
+        release.set()
+        widgets.draw_ahead(False)
