@@ -23,6 +23,7 @@ Public API (each returns an ipywidgets.VBox)::
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import math
@@ -200,7 +201,15 @@ class _Ahead:
             self.thread = threading.Thread(target=self._run, name="lecturekit-draw-ahead",
                                            daemon=True)  # fmt: skip
             self.thread.start()
+            atexit.register(self._stop)
         self.wake.set()
+
+    def _stop(self) -> None:
+        """At exit: no new frame, and the one being drawn finished (a thread stopped inside
+        torch or Agg by the interpreter's exit aborts the process)."""
+        self.enabled = False
+        with self.lock:
+            self.jobs.clear()
 
     def _run(self) -> None:
         while True:
