@@ -374,6 +374,7 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     from lecturekit.viz.widgets import (
         ALT_ATTR,
         DRAW_AHEAD,
+        ahead_job,
         attach_controls,
         module_state,
         render_png,
@@ -462,15 +463,8 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     # task puts in the boxes (a text a student types cannot be guessed).
     ahead: list[dict[str, str]] = []
 
-    def draw_next() -> bool:
-        if module_state(*models.values()) != state[0]:
-            return False
-        while ahead:
-            values = ahead.pop(0)
-            if key_of(values) not in drawn:
-                fill(values)
-                return bool(ahead)
-        return False
+    draw_next = ahead_job(ahead, lambda v: key_of(v) in drawn, fill,
+                          valid=lambda: module_state(*models.values()) == state[0])  # fmt: skip
 
     def update(_change: object = None) -> None:
         if following[0]:

@@ -57,6 +57,7 @@ from lecturekit.viz.style import theme as theme_context
 from lecturekit.viz.widgets import (
     ALT_ATTR,
     DRAW_AHEAD,
+    ahead_job,
     attach_controls,
     module_state,
     nearby_values,
@@ -739,15 +740,13 @@ def generation_widget(
 
     ahead: list[dict[str, object]] = []  # settings to draw while the kernel is idle
 
-    def draw_next() -> bool:
-        if model.training or module_state(model) != state[0]:
-            return False  # nothing drawn now would be shown again
-        while ahead:
-            values = ahead.pop(0)
-            if key_of(values) not in drawn:
-                fill(values)
-                return bool(ahead)
-        return False
+    # (in training mode, or once the weights changed, nothing drawn now would be shown again)
+    draw_next = ahead_job(
+        ahead,
+        lambda v: key_of(v) in drawn,
+        fill,
+        valid=lambda: not model.training and module_state(model) == state[0],
+    )
 
     def update(_change: object = None) -> None:
         values = {k: c.value for k, c in controls.items()}

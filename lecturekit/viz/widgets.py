@@ -65,6 +65,7 @@ __all__ = [
     "GiveWay",
     "nearby_values",
     "settings_nearby",
+    "ahead_job",
     "softmax_temperature_widget",
     "scaling_widget",
     "head_widget",
@@ -257,6 +258,34 @@ def draw_ahead(enabled: bool) -> None:
     DRAW_AHEAD.enabled = enabled
 
 
+def ahead_job(
+    pending: list[dict[str, object]],
+    is_drawn: Callable[[dict[str, object]], bool],
+    draw: Callable[[dict[str, object]], None],
+    valid: Callable[[], bool] | None = None,
+) -> Callable[[], bool]:
+    """A widget's job for ``DRAW_AHEAD.moved(job)``: each call draws the first setting of
+    ``pending`` (which the widget refills after every move) that ``is_drawn`` says is not drawn
+    yet, and returns whether more are left; a ``draw`` that raises ``GiveWay`` puts its setting
+    back first. ``valid()`` false (the model changed) ends the job."""
+
+    def job() -> bool:
+        if valid is not None and not valid():
+            return False
+        while pending:
+            values = pending.pop(0)
+            if not is_drawn(values):
+                try:
+                    draw(values)
+                except GiveWay:
+                    pending.insert(0, values)
+                    return True
+                return bool(pending)
+        return False
+
+    return job
+
+
 def _frozen(value: object) -> object:
     if isinstance(value, float):
         return float(f"{value:.9g}")  # a slider's value as the browser sends it back
@@ -406,17 +435,7 @@ def figure_widget(
 
     ahead: list[dict[str, object]] = []  # settings to draw while idle, nearest first
 
-    def draw_next() -> bool:
-        while ahead:
-            values = ahead.pop(0)
-            if key_of(values) not in frames:
-                try:
-                    draw(values, ahead=True)
-                except GiveWay:
-                    ahead.insert(0, values)
-                    return True
-                return bool(ahead)
-        return False
+    draw_next = ahead_job(ahead, lambda v: key_of(v) in frames, lambda v: draw(v, ahead=True))
 
     def show() -> tuple[bytes, str]:
         if state is not None and state() != kept[1]:  # the model changed: draw everything anew

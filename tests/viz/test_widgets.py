@@ -226,3 +226,19 @@ def test_a_frame_drawn_ahead_gives_way_to_a_redraw_the_student_waits_for(monkeyp
     finally:
         release.set()
         widgets.draw_ahead(False)
+
+
+def test_ahead_job_draws_the_first_setting_not_drawn_and_stops_when_invalid():
+    drawn, ok = [{"n": 1}], [True]
+    pending = [{"n": 1}, {"n": 2}, {"n": 3}]
+    job = widgets.ahead_job(pending, lambda v: v in drawn, drawn.append, valid=lambda: ok[0])
+    assert job() is True and drawn == [{"n": 1}, {"n": 2}]  # n=1 was drawn already: skipped
+    ok[0] = False
+    assert job() is False and pending == [{"n": 3}]  # the model changed: nothing more drawn
+
+    def give_way(_values):
+        raise widgets.GiveWay
+
+    again = [{"n": 4}]
+    assert widgets.ahead_job(again, lambda v: False, give_way)() is True
+    assert again == [{"n": 4}]  # put back first, drawn later
