@@ -38,26 +38,28 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root)
 
 install: $(STAMP)
 
+# --no-compile: a module compiles when first imported; byte-compiling all of torch and
+# transformers at install took about a minute
 $(STAMP): requirements.txt pyproject.toml setup.py
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
 	  { echo "lecturekit needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) --version 2>&1)."; \
 	    echo "Run: make PYTHON=python3.11 ..."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install --no-compile -r requirements.txt
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
 $(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt requirements-class.txt $(STAMP)
-	$(BIN)/python -m pip install -r requirements-test.txt
+	$(BIN)/python -m pip install --no-compile -r requirements-test.txt
 	touch $(TEST_STAMP)
 
 $(SITE_STAMP): requirements-site.txt $(STAMP)
-	$(BIN)/python -m pip install -r requirements-site.txt
+	$(BIN)/python -m pip install --no-compile -r requirements-site.txt
 	touch $(SITE_STAMP)
 
 $(SLIDES_STAMP): requirements-slides.txt $(STAMP)
-	$(BIN)/python -m pip install -r requirements-slides.txt
+	$(BIN)/python -m pip install --no-compile -r requirements-slides.txt
 	touch $(SLIDES_STAMP)
 
 lab: $(STAMP)

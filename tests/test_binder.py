@@ -110,10 +110,12 @@ def test_binder_environment_runs_first_notebook(build_dir, online_env):
     py = str(venv / "bin" / "python")
     # repo2docker: `pip install --no-cache-dir -r binder/requirements.txt` in the repo root.
     # Its base environment's kernel and notebook runner are added with the top-level pins.
+    # --no-compile: the modules a kernel imports compile on first import; byte-compiling all of
+    # torch and transformers at install took half of the install's ~2 minutes.
     top = _requirements(ROOT / "requirements.txt")
     base_env = [f"ipykernel=={top['ipykernel']}", f"nbconvert=={top['nbconvert']}"]
     install = subprocess.run(
-        [py, "-m", "pip", "install", "-q", "-r", str(req_file), *base_env],
+        [py, "-m", "pip", "install", "-q", "--no-compile", "-r", str(req_file), *base_env],
         cwd=ROOT, env=online_env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
     assert install.returncode == 0, f"pip install failed ({how}):\n{install.stderr[-3000:]}"

@@ -218,9 +218,11 @@ def test_installed_wheel_runs_notebooks_outside_the_repository(build_dir, online
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     py = str(venv / "bin" / "python")
     # exactly what the Colab set-up cell installs (the wheel with its extra "notebooks"), at the
-    # pinned versions (-c: constraints, not requirements), plus what runs notebooks under nbval
+    # pinned versions (-c: constraints, not requirements), plus what runs notebooks under nbval;
+    # --no-compile: what runs compiles on first import (byte-compiling all of torch and
+    # transformers was half of the install's time)
     install = subprocess.run(
-        [py, "-m", "pip", "install", "-q", "-c", str(requirements), *torch_args,
+        [py, "-m", "pip", "install", "-q", "--no-compile", "-c", str(requirements), *torch_args,
          f"{wheel}[notebooks]", *RUNNER],
         cwd=tmp, env=online_env, capture_output=True, text=True, timeout=1800,
     )  # fmt: skip
