@@ -113,45 +113,6 @@ def test_site_builds_within_budget(site):
     )
 
 
-def test_every_page_reads_offline_without_errors(site, browser):
-    problems, with_math = [], 0
-    for name in site.pages:
-        page, seen = _page(browser, site)
-        # "load": every resource, iframes included, has arrived (all of them are local); not
-        # "networkidle", which on a busy machine waited out 120 s on lecture 08b's bertviz page
-        page.goto(site.url + name, wait_until="load", timeout=120_000)
-        if name != "search.html":
-            page.wait_for_function(
-                "() => !window.MathJax || !MathJax.startup || MathJax.startup.promise"
-                ".then(() => true)", timeout=60_000)  # fmt: skip
-            page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        facts = page.evaluate(_PAGE_FACTS)
-        html = (site.folder / name).read_text(encoding="utf-8")
-        wants_math = 'class="math' in html
-        with_math += wants_math
-        jumps = [
-            (a, b)
-            for a, b in zip(facts["headings"], facts["headings"][1:], strict=False)
-            if b > a + 1
-        ]
-        issues = {
-            "refused": seen.refused, "failed": seen.failed, "console": seen.errors,
-            "broken images": facts["broken"], "images without alt": facts["noAlt"],
-            "math not rendered": wants_math and (facts["math"] == 0 or facts["rawMath"] > 0),
-            "math errors": facts["mathErrors"], "heading jumps": jumps,
-            "first heading not h1": bool(facts["headings"]) and facts["headings"][0] != 1,
-            "players not ready": facts["players"] - facts["ready"],
-            "widgets without frames": facts["still"],
-        }  # fmt: skip
-        issues = {k: v for k, v in issues.items() if v}
-        if issues:
-            _shot(page, name)
-            problems.append(f"{name}: {issues}")
-        page.context.close()
-    assert not problems, "\n".join(problems)
-    assert with_math >= 10, f"only {with_math} pages have math"
-
-
 def test_search_finds_a_lecture_07_term(site, browser):
     page, seen = _page(browser, site)
     page.goto(f"{site.url}search.html?q={SEARCH_TERM}", wait_until="networkidle", timeout=120_000)
@@ -181,50 +142,115 @@ def _move(page, index: int, control: int, value: int) -> None:
         wrap.locator("input[type=checkbox]").click()
 
 
-def test_every_widget_plays_without_a_kernel(site, browser):
+@dataclass
+class Visit:
+    """What one visit of a page found: its reading problems (before any control was touched)
+    and, on a page with widget players, what moving their controls did."""
+
+    problems: dict  # what is wrong with the page as read (empty: nothing)
+    math: bool = False  # the page has math
+    players: int = 0
+    dead: list[str] = field(default_factory=list)  # players whose controls change nothing
+    changed: bool = False  # some control changed a picture on this page
+    play_seen: object = None  # requests and console errors while playing (chromium.Seen)
+
+
+def _read(page, site: Site, name: str, seen) -> Visit:
+    """Open ``name``: its reading problems, and whether it has math."""
+    # "load": every resource, iframes included, has arrived (all of them are local); not
+    # "networkidle", which on a busy machine waited out 120 s on lecture 08b's bertviz page
+    page.goto(site.url + name, wait_until="load", timeout=120_000)
+    if name != "search.html":
+        page.wait_for_function(
+            "() => !window.MathJax || !MathJax.startup || MathJax.startup.promise"
+            ".then(() => true)", timeout=60_000)  # fmt: skip
+        page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    facts = page.evaluate(_PAGE_FACTS)
+    html = (site.folder / name).read_text(encoding="utf-8")
+    wants_math = 'class="math' in html
+    jumps = [
+        (a, b) for a, b in zip(facts["headings"], facts["headings"][1:], strict=False) if b > a + 1
+    ]
+    issues = {
+        "refused": list(seen.refused), "failed": list(seen.failed), "console": list(seen.errors),
+        "broken images": facts["broken"], "images without alt": facts["noAlt"],
+        "math not rendered": wants_math and (facts["math"] == 0 or facts["rawMath"] > 0),
+        "math errors": facts["mathErrors"], "heading jumps": jumps,
+        "first heading not h1": bool(facts["headings"]) and facts["headings"][0] != 1,
+        "players not ready": facts["players"] - facts["ready"],
+        "widgets without frames": facts["still"],
+    }  # fmt: skip
+    return Visit({k: v for k, v in issues.items() if v}, wants_math)
+
+
+def _play(page, name: str, visit: Visit) -> None:
+    """Move each player's controls through their values until the shown frame changes."""
+    page.wait_for_function("() => document.querySelectorAll('.lk-player:not(.lk-ready)')"
+                           ".length === 0", timeout=60_000)  # fmt: skip
+    visit.players = page.evaluate(_PLAYERS)
+    for i in range(visit.players):
+        controls = page.locator(".lk-player.lk-ready").nth(i).locator(".lk-control")
+        first = page.evaluate(_SHOWN, i)
+        moved = False
+        for c in range(controls.count()):
+            wrap = controls.nth(c)
+            if not wrap.is_visible() or wrap.locator("[disabled]").count():
+                continue
+            options = wrap.locator("option").count() or (
+                int(wrap.locator("input[type=range]").get_attribute("max") or 0) + 1
+                if wrap.locator("input[type=range]").count() else 2)  # fmt: skip
+            for value in range(options):
+                _move(page, i, c, value)
+                if page.evaluate(_SHOWN, i)["shown"] != first["shown"]:
+                    moved = visit.changed = True
+                    break
+            if moved:
+                break
+        if not moved:
+            visit.dead.append(f"{name} player {i}")
+
+
+@pytest.fixture(scope="module")
+def visits(site, browser) -> dict[str, Visit]:
+    """Every page opened once (a fresh offline page each): read, then its players played.
+    The two tests below judge the halves; one visit per page instead of one per test."""
+    found = {}
+    for name in site.pages:
+        page, seen = _page(browser, site)
+        visit = _read(page, site, name, seen)
+        if visit.problems:
+            _shot(page, name)
+        if "lk-player" in (site.folder / name).read_text(encoding="utf-8"):
+            try:
+                _play(page, name, visit)
+            except Exception as err:  # a timeout: the reading half is still judged
+                visit.dead.append(f"{name}: {type(err).__name__}: {str(err)[:300]}")
+            visit.play_seen = seen
+        page.context.close()
+        found[name] = visit
+    return found
+
+
+def test_every_page_reads_offline_without_errors(visits):
+    problems = [f"{name}: {v.problems}" for name, v in visits.items() if v.problems]
+    assert not problems, "\n".join(problems)
+    with_math = sum(v.math for v in visits.values())
+    assert with_math >= 10, f"only {with_math} pages have math"
+
+
+def test_every_widget_plays_without_a_kernel(visits):
     """Every player: each control, moved through its values, changes the setting shown; some
     value of some control changes the picture; pictures change on at least three pages."""
-    pages_with_images_changing, dead = [], []
-    total = 0
-    for name in site.pages:
-        if "lk-player" not in (site.folder / name).read_text(encoding="utf-8"):
-            continue
-        page, seen = _page(browser, site)
-        page.goto(site.url + name, wait_until="load", timeout=120_000)  # all local: see above
-        page.wait_for_function("() => document.querySelectorAll('.lk-player:not(.lk-ready)')"
-                               ".length === 0", timeout=60_000)  # fmt: skip
-        n = page.evaluate(_PLAYERS)
-        total += n
-        changed_here = False
-        for i in range(n):
-            controls = page.locator(".lk-player.lk-ready").nth(i).locator(".lk-control")
-            first = page.evaluate(_SHOWN, i)
-            moved = False
-            for c in range(controls.count()):
-                wrap = controls.nth(c)
-                if not wrap.is_visible() or wrap.locator("[disabled]").count():
-                    continue
-                options = wrap.locator("option").count() or (
-                    int(wrap.locator("input[type=range]").get_attribute("max") or 0) + 1
-                    if wrap.locator("input[type=range]").count() else 2)  # fmt: skip
-                for value in range(options):
-                    _move(page, i, c, value)
-                    now = page.evaluate(_SHOWN, i)
-                    if now["shown"] != first["shown"]:
-                        moved = True
-                        changed_here = True
-                        break
-                if moved:
-                    break
-            if not moved:
-                dead.append(f"{name} player {i}")
+    played = {name: v for name, v in visits.items() if v.play_seen is not None}
+    for name, v in played.items():
+        seen = v.play_seen
         assert not seen.refused and not seen.failed and not seen.errors, (name, seen)
-        if changed_here:
-            pages_with_images_changing.append(name)
-        page.context.close()
+    dead = [d for v in played.values() for d in v.dead]
     assert not dead, f"players whose controls change nothing: {dead}"
-    assert len(pages_with_images_changing) >= 3, pages_with_images_changing
-    print(f"{total} players on {len(pages_with_images_changing)} pages respond to their controls")
+    changing = [name for name, v in played.items() if v.changed]
+    assert len(changing) >= 3, changing
+    print(f"{sum(v.players for v in played.values())} players on {len(changing)} pages respond "
+          f"to their controls")  # fmt: skip
 
 
 def test_every_control_of_every_widget_changes_what_it_shows(site):
