@@ -21,9 +21,11 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 from matplotlib.patches import Patch, Rectangle
 
 from lecturekit.efficient.lsh import lsh_attention, lsh_hash, random_rotations
@@ -31,7 +33,7 @@ from lecturekit.efficient.sparsity import clustered_sequence
 from lecturekit.utils.checks import check_choice, check_positive_int, check_seed, check_tensor
 from lecturekit.viz.helpers import check_figure, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.style import GUIDE, palette
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = [
     "lsh_panel_example",
@@ -73,13 +75,21 @@ def _bucket_colours(n_buckets: int) -> list[tuple[float, float, float, float]]:
     return [to_rgba(colours[b % len(colours)]) for b in range(n_buckets)]
 
 
+def _rgba(buckets: np.ndarray, colours) -> np.ndarray:
+    """A (T, T) matrix of bucket ids (-1 = empty) as colours (empty: transparent), in bytes:
+    those matplotlib makes of float colours (c * 255, truncated), so the pixels are the same;
+    bytes are drawn 3x faster."""
+    rgba = np.zeros((*buckets.shape, 4), dtype=np.uint8)
+    for b, colour in enumerate(colours):
+        rgba[buckets == b] = (np.asarray(colour) * 255).astype(np.uint8)
+    return rgba
+
+
 def _cells(ax: Axes, buckets: np.ndarray, colours, title: str) -> None:
     """Draw a (T, T) matrix of bucket ids (-1 = empty) as coloured cells, row 0 on top."""
     T = buckets.shape[0]
-    rgba = np.zeros((*buckets.shape, 4))
-    for b, colour in enumerate(colours):
-        rgba[buckets == b] = colour
-    ax.imshow(rgba, interpolation="nearest", extent=(-0.5, buckets.shape[1] - 0.5, T - 0.5, -0.5))
+    ax.imshow(_rgba(buckets, colours), interpolation="nearest",
+              extent=(-0.5, buckets.shape[1] - 0.5, T - 0.5, -0.5))  # fmt: skip
     ax.set(xticks=[], yticks=[], title=title)
     for spine in ax.spines.values():
         spine.set_visible(True)
@@ -89,6 +99,51 @@ def _chunk_grid(ax: Axes, T: int, chunk_size: int) -> None:
     for c in range(chunk_size, T, chunk_size):
         ax.axhline(c - 0.5, color=GUIDE, lw=0.8, ls="--")
         ax.axvline(c - 0.5, color=GUIDE, lw=0.8, ls="--")
+
+
+def _chunks(ax_c: Axes, ax_d: Axes, T: int, chunk_size: int) -> None:
+    """The chunk boundaries on panels (c) and (d), and in (d) the keys each chunk of queries
+    scores (its own chunk and the previous one, wrapping)."""
+    _chunk_grid(ax_c, T, chunk_size)
+    _chunk_grid(ax_d, T, chunk_size)
+    n_chunks = T // chunk_size
+    for c in range(n_chunks):
+        for start in {c * chunk_size, ((c - 1) % n_chunks) * chunk_size}:
+            ax_d.add_patch(Rectangle((start - 0.5, c * chunk_size - 0.5), chunk_size,
+                                     chunk_size, fill=False, ec=GUIDE, lw=1.6))  # fmt: skip
+
+
+def _lsh_cells(
+    q: torch.Tensor, k: torch.Tensor, n_buckets: int, chunk_size: int, seed: int
+) -> tuple[list[np.ndarray], list[int]]:
+    """What the four panels of ``plot_lsh_panels`` show: their (T, T) matrices of bucket ids
+    (-1 = empty), and the buckets that occur."""
+    T = q.shape[0]
+    R = random_rotations(q.shape[1], n_buckets, 1, seed)
+    hq, hk = lsh_hash(q, n_buckets, rotations=R)[0], lsh_hash(k, n_buckets, rotations=R)[0]
+    result = lsh_attention(q, q, n_buckets, chunk_size, rotations=R)
+    h, order = result.buckets[0], result.order[0]
+    same = torch.where(hq[:, None] == hk[None, :], hq[:, None].expand(T, T), -1)  # (T, T)
+    q_order = (hq * T + torch.arange(T)).argsort()
+    k_order = (hk * T + torch.arange(T)).argsort()
+    shared = torch.where(h[:, None] == h[None, :], h[:, None].expand(T, T), -1)[order][:, order]
+    attended = result.allowed[order][:, order]  # (T, T) in sorted order
+    chunked = torch.where(attended, h[order][:, None].expand(T, T), -1)
+    cells = [same, same[q_order][:, k_order], shared, chunked]
+    used = sorted(set(hq.tolist()) | set(hk.tolist()) | set(h.tolist()))
+    return [c.numpy() for c in cells], used
+
+
+def _lsh_titles(chunk_size: int) -> tuple[str, str, str, str]:
+    """The four panels' titles."""
+    return ("(a) same bucket, Q ≠ K", "(b) sorted by bucket", f"(c) Q = K, chunks of {chunk_size}",
+            "(d) own + previous chunk")  # fmt: skip
+
+
+def _bucket_legend(fig: Figure, used: Sequence[int], colours) -> None:
+    """A colour patch for each bucket that occurs, below the panels."""
+    handles = [Patch(color=colours[b], label=f"bucket {b}") for b in used]
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(used), 8), frameon=False)
 
 
 def plot_lsh_panels(
@@ -127,40 +182,20 @@ def plot_lsh_panels(
         raise ValueError(f"q and k must have the same shape (T, D), got {q.shape} and {k.shape}")
     q, k = torch.as_tensor(q, dtype=torch.float32), torch.as_tensor(k, dtype=torch.float32)
     T = q.shape[0]
-    R = random_rotations(q.shape[1], n_buckets, 1, seed)
-    hq, hk = lsh_hash(q, n_buckets, rotations=R)[0], lsh_hash(k, n_buckets, rotations=R)[0]
-    result = lsh_attention(q, q, n_buckets, chunk_size, rotations=R)
-    h, order = result.buckets[0], result.order[0]
+    cells, used = _lsh_cells(q, k, n_buckets, chunk_size, seed)
     colours = _bucket_colours(n_buckets)
     if fig is None:
         fig = plt.figure(figsize=(12, 3.6) if ncols == 4 else (7.5, 7.5))
     axes = fig.subplots(4 // ncols, ncols).flatten()
-
-    same = torch.where(hq[:, None] == hk[None, :], hq[:, None].expand(T, T), -1)  # (T, T)
-    _cells(axes[0], same.numpy(), colours, "(a) same bucket, Q ≠ K")
-    q_order = (hq * T + torch.arange(T)).argsort()
-    k_order = (hk * T + torch.arange(T)).argsort()
-    _cells(axes[1], same[q_order][:, k_order].numpy(), colours, "(b) sorted by bucket")
+    for ax, buckets, title in zip(axes, cells, _lsh_titles(chunk_size), strict=True):
+        _cells(ax, buckets, colours, title)
     axes[1].plot([-0.5, T - 0.5], [-0.5, T - 0.5], color=GUIDE, lw=0.8)  # blocks miss it
-    shared = torch.where(h[:, None] == h[None, :], h[:, None].expand(T, T), -1)[order][:, order]
-    _cells(axes[2], shared.numpy(), colours, f"(c) Q = K, chunks of {chunk_size}")
-    _chunk_grid(axes[2], T, chunk_size)
-    attended = result.allowed[order][:, order]  # (T, T) in sorted order
-    chunked = torch.where(attended, h[order][:, None].expand(T, T), -1)
-    _cells(axes[3], chunked.numpy(), colours, "(d) own + previous chunk")
-    _chunk_grid(axes[3], T, chunk_size)
-    n_chunks = T // chunk_size
-    for c in range(n_chunks):  # the keys each chunk of queries scores (2 chunks, wrapping)
-        for start in {c * chunk_size, ((c - 1) % n_chunks) * chunk_size}:
-            axes[3].add_patch(Rectangle((start - 0.5, c * chunk_size - 0.5), chunk_size,
-                                        chunk_size, fill=False, ec=GUIDE, lw=1.6))  # fmt: skip
+    _chunks(axes[2], axes[3], T, chunk_size)
     for ax in axes[:2]:
         ax.set(xlabel="keys", ylabel="queries")
     for ax in axes[2:]:
         ax.set(xlabel="keys (sorted)", ylabel="queries (sorted)")
-    used = sorted(set(hq.tolist()) | set(hk.tolist()) | set(h.tolist()))
-    handles = [Patch(color=colours[b], label=f"bucket {b}") for b in used]
-    fig.legend(handles=handles, loc="lower center", ncol=min(len(used), 8), frameon=False)
+    _bucket_legend(fig, used, colours)
     fig.tight_layout(rect=(0, 0.1 if ncols == 4 else 0.06, 1, 1))
     return fig
 
@@ -168,6 +203,28 @@ def plot_lsh_panels(
 def _chunk_sizes(T: int) -> list[int]:
     """The chunk sizes ``lsh_widget`` offers for T tokens: those of 2..12 that divide T."""
     return [c for c in (2, 3, 4, 6, 8, 12) if T % c == 0 and c < T]
+
+
+class _LegendStandIn(Artist):
+    """Draws a Figure's legend among the animated artists of an Axes, so that a legend that
+    changes can be drawn over a ``KeptCanvas``' kept pixels (which holds the animated artists
+    of Axes only). The legend is marked animated (``Figure.draw`` leaves it out); added to the
+    last Axes with the legend's zorder, the stand-in draws it after every panel, as
+    ``Figure.draw`` does. It takes no room in the layout (a Figure's legend takes none)."""
+
+    def __init__(self, legend: Legend) -> None:
+        super().__init__()
+        self.set_in_layout(False)
+        self.set_animated(True)
+        self.set_legend(legend)
+
+    def set_legend(self, legend: Legend) -> None:
+        legend.set_animated(True)
+        self.set_zorder(legend.get_zorder())
+        self.legend = legend
+
+    def draw(self, renderer: object) -> None:
+        self.legend.draw(renderer)
 
 
 def lsh_widget_grid(T: int = 24) -> dict[str, list[object]]:
@@ -211,8 +268,49 @@ def lsh_widget(
     if chunk_size not in chunk_sizes:
         raise ValueError(f"chunk_size={chunk_size} must divide T={T}, one of {chunk_sizes}")
 
+    # q and k as plot_lsh_panels takes them
+    q32, k32 = (torch.as_tensor(to_numpy(name, x, 2, numeric=True), dtype=torch.float32)
+                for name, x in (("q", q), ("k", k)))  # fmt: skip
+    kept: dict[str, object] = {}  # the Figure (built by the first render), what it shows now
+
     def render(n_buckets: int, chunk_size: int, seed: int) -> Figure:
-        return plot_lsh_panels(q, k, n_buckets, chunk_size, seed, fig=Figure(figsize=(12, 3.6)))
+        cells, used = _lsh_cells(q32, k32, n_buckets, chunk_size, seed)
+        colours = _bucket_colours(n_buckets)
+        if not kept:
+            fig = Figure(figsize=(12, 3.6))
+            KeptCanvas(fig)
+            plot_lsh_panels(q, k, n_buckets, chunk_size, seed, fig=fig)
+            legend = fig.axes[3].add_artist(_LegendStandIn(fig.legends[0]))
+            # the cells, the lines and boxes over them, and the spines drawn over them; of the
+            # words, the chunk size's title and the legend (the others never change)
+            for ax in fig.axes:
+                for artist in [*ax.images, *ax.lines, *ax.patches, *ax.spines.values()]:
+                    artist.set_animated(True)
+            fig.axes[2].title.set_animated(True)
+            # The layout stays plot_lsh_panels': the words around the panels are the same in
+            # every setting but panel (c)'s title, one line as high as the others' (and
+            # tight_layout takes a title as one pixel wide).
+            fig.canvas.background = "the panels' titles and labels"
+            kept.update(fig=fig, legend=legend, chunk_size=chunk_size, used=used)
+            return fig
+        fig = kept["fig"]
+        axes = fig.axes
+        for ax, buckets in zip(axes, cells, strict=True):
+            ax.images[0].set_data(_rgba(buckets, colours))
+        if chunk_size != kept["chunk_size"]:
+            for artist in [*axes[2].lines, *axes[3].lines, *axes[3].patches]:
+                artist.remove()  # the previous chunks
+            _chunks(axes[2], axes[3], T, chunk_size)
+            for artist in [*axes[2].lines, *axes[3].lines, *axes[3].patches]:
+                artist.set_animated(True)
+            axes[2].set_title(_lsh_titles(chunk_size)[2])
+            kept["chunk_size"] = chunk_size
+        if used != kept["used"]:  # (a bucket's colour does not depend on n_buckets)
+            fig.legends[0].remove()
+            _bucket_legend(fig, used, colours)
+            kept["legend"].set_legend(fig.legends[0])
+            kept["used"] = used
+        return fig
 
     return figure_widget(
         render,

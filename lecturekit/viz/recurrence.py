@@ -19,17 +19,58 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from lecturekit.experiments.recurrence import KINDS, GradientCurves, JacobianDecay
 from lecturekit.utils.checks import check_choice, check_instance
 from lecturekit.viz.helpers import get_axes, require_ipywidgets
 from lecturekit.viz.style import GUIDE
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = ["plot_gradient_vs_distance", "plot_jacobian_decay", "plot_path_lengths",
            "plot_recurrence_table", "gradient_widget", "gradient_widget_grid"]  # fmt: skip
 
 _DEFAULT = "default init"
+
+
+class _KeptConstrainedLayout(ConstrainedLayoutEngine):
+    """Constrained layout for ``gradient_widget``'s one Axes, worked out once per size of its
+    value tick labels and reused after (it measured every tick label twice: half of a redraw).
+    Around the widget's log axis, whose title, x axis and axis labels never change, only the
+    widest (and tallest) y tick label moves the layout: the labels sit right-aligned left of
+    the Axes, inside its height. They are measured where a new Figure's Axes starts (which ticks
+    show depends on the Axes' height) and again where the kept layout puts it (where the layout
+    measures them a second time, to within a pixel), so a reuse puts the Axes where a new Figure
+    does; the rendered frames are pixel-identical.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._kept: dict[tuple, tuple[object, tuple]] = {}  # size at start -> position, size there
+
+    @staticmethod
+    def _label_size(ax: Axes) -> tuple[float, float]:
+        """The width and height of the widest and tallest y tick label in view, in pixels."""
+        renderer = ax.figure.canvas.get_renderer()
+        ticks = ax.yaxis._update_ticks()  # the ticks in view, as Axis.draw gets them
+        boxes = [t.label1.get_window_extent(renderer) for t in ticks if t.label1.get_text()]
+        return max((b.width for b in boxes), default=0.0), max((b.height for b in boxes),
+                                                               default=0.0)  # fmt: skip
+
+    def execute(self, fig: Figure) -> None:
+        (ax,) = fig.axes
+        # (Axes._set_position: the public set_position would take the Axes out of the layout)
+        start = ax.get_subplotspec().get_position(fig)  # where a new Figure's Axes is
+        ax._set_position(start)
+        size = self._label_size(ax)
+        kept = self._kept.get(size)
+        if kept is not None:
+            ax._set_position(kept[0])
+            if self._label_size(ax) == kept[1]:
+                return
+            ax._set_position(start)
+        super().execute(fig)
+        self._kept[size] = ax.get_position(), self._label_size(ax)
 
 
 def plot_gradient_vs_distance(
@@ -169,14 +210,28 @@ def gradient_widget(curves: GradientCurves, decay: JacobianDecay):
     }  # fmt: skip
     others = [k for k in KINDS if k != "RNN" and k in curves.norms]
 
+    kept: list[Figure] = []  # the Figure, built by the first render and redrawn in place
+
     def render(sigma: object, gated: bool) -> Figure:
         norms = {"RNN" if sigma == _DEFAULT else f"RNN, σ = {sigma}":
                  curves.norms["RNN"] if sigma == _DEFAULT else decay.curves[sigma]}  # fmt: skip
         if gated:
             norms.update({k: curves.norms[k] for k in others})
-        fig = Figure(figsize=(7, 4), layout="constrained")
+        if not kept:
+            kept.append(Figure(figsize=(7, 4), layout=_KeptConstrainedLayout()))
+            KeptCanvas(kept[0])  # one renderer: it keeps the sizes of the words it measured
+            kept[0].add_subplot()
+        fig = kept[0]
+        ax = fig.axes[0]
+        # The kept Axes keeps its tick objects (many on a log axis over dozens of decades):
+        # most of building a new Figure. The curves and legend are drawn anew, limits and
+        # colours from scratch; the layout starts where a new Figure's does.
+        for line in list(ax.lines):
+            line.remove()
+        ax.relim()
+        ax.set_prop_cycle(None)
         shown = GradientCurves(curves.distances, norms, {})
-        plot_gradient_vs_distance(shown, fig.add_subplot())
+        plot_gradient_vs_distance(shown, ax)
         return fig
 
     return figure_widget(render, controls)

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
@@ -93,6 +94,22 @@ def _softmax(scores: np.ndarray) -> np.ndarray:
     return z / z.sum(axis=-1, keepdims=True)
 
 
+def _bar_marks(
+    ax: Axes,
+    bars: BarContainer,
+    values: np.ndarray,
+    target: int | None,
+    fmt: str,
+    annotate: bool,
+) -> None:
+    """The target key's bar outlined (the others not); the values written when few."""
+    for i, bar in enumerate(bars):
+        outlined = i == target
+        bar.set(edgecolor=_TARGET if outlined else None, linewidth=2.2 if outlined else None)
+    if annotate:
+        ax.bar_label(bars, labels=[format(v, fmt) for v in values], padding=1, fontsize=7)
+
+
 def _bars(
     ax: Axes,
     values: np.ndarray,
@@ -102,13 +119,10 @@ def _bars(
     annotate: bool,
     color: str,
 ) -> None:
-    """Bars over the keys; the target key's bar outlined; values written when few."""
+    """Bars over the keys (``_bar_marks``: the target's outlined, values written when few)."""
     n = len(values)
     bars = ax.bar(range(n), values, color=color, width=0.75)
-    if target is not None:
-        bars[target].set(edgecolor=_TARGET, linewidth=2.2)
-    if annotate:
-        ax.bar_label(bars, labels=[format(v, fmt) for v in values], padding=1, fontsize=7)
+    _bar_marks(ax, bars, values, target, fmt, annotate)
     ax.set_xticks(range(n))
     if labels is None:
         labels = [f"h{i + 1}" for i in range(n)]
@@ -219,6 +233,17 @@ def plot_scores(
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _reach_left(ax: Axes, renderer: object) -> float:
+    """How far an Axes' value ticks and y label reach left of the panel, in pixels."""
+    return ax.get_window_extent(renderer).x0 - ax.yaxis.get_tightbbox(renderer).x0
+
+
+def _title_rise(ax: Axes, renderer: object) -> float:
+    """How far an Axes' title rises above the panel, in pixels: all of it that ``tight_layout``
+    measures (it takes a title as one pixel wide)."""
+    return ax.title.get_window_extent(renderer).y1 - ax.get_window_extent(renderer).y1
 
 
 def _mark_alignment(ax: Axes, align: Sequence[int]) -> None:
@@ -380,7 +405,7 @@ def scoring_widget(
 
     Lecture 02.
     """
-    from lecturekit.viz.widgets import figure_widget
+    from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
     arrays = _mapping("scores", scores, 2)
     Tq, Tk = next(iter(arrays.values())).shape
@@ -403,24 +428,82 @@ def scoring_widget(
     q_labels = list(query_labels) if query_labels is not None else [f"q{j + 1}" for j in range(Tq)]
     k_labels = list(key_labels) if key_labels is not None else [f"h{i + 1}" for i in range(Tk)]
 
-    def render(score: str, query: int) -> Figure:
-        arr = arrays[score]
-        target = None if targets is None else int(targets[query])
-        fig = Figure(figsize=(11.0, 4.6))
-        grid = fig.add_gridspec(2, 2, width_ratios=[1.5, 1.0])
-        ax_s, ax_w = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0])
-        colour = palette()[names.index(score) % len(palette())]
-        plot_score_weights(arr[query], k_labels, (ax_s, ax_w), target=target, color=colour)
-        ax_s.set_title(f"{score}, {query_name} {query} ({q_labels[query]}): scores", fontsize=11)
-        ax_w.set_title("weights = softmax(scores)", fontsize=11)
-        ax_h = fig.add_subplot(grid[:, 1])
-        plot_attention(_softmax(arr), q_labels, k_labels, ax_h, title=f"{score}: all weights")
+    heatmaps = {name: _softmax(arr) for name, arr in arrays.items()}  # every query's weights
+    annotated = max(Tq, Tk) <= 12  # plot_attention writes the weights in the cells
+    kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
+
+    def draw_heatmap(ax_h: Axes, score: str) -> None:
+        """The score's weights, all queries (in place of the heatmap drawn before)."""
+        for artist in [*ax_h.images, *ax_h.texts]:
+            artist.remove()
+        plot_attention(heatmaps[score], q_labels, k_labels, ax_h, title=f"{score}: all weights")
         ax_h.set_xticks(range(Tk), k_labels, rotation=90, ha="center")
         ax_h.tick_params(labelsize=8 if max(Tq, Tk) <= 20 else 6)
+        for artist in [*ax_h.images, *ax_h.texts]:
+            artist.set_animated(True)
+
+    def build(score: str, query: int) -> Figure:
+        """The Figure with its panels; the artists the controls change are marked animated."""
+        fig = Figure(figsize=(11.0, 4.6))
+        KeptCanvas(fig)
+        grid = fig.add_gridspec(2, 2, width_ratios=[1.5, 1.0])
+        ax_s, ax_w = fig.add_subplot(grid[0, 0]), fig.add_subplot(grid[1, 0])
+        plot_score_weights(arrays[score][query], k_labels, (ax_s, ax_w))  # render colours them
+        ax_w.set_title("weights = softmax(scores)", fontsize=11)
+        ax_h = fig.add_subplot(grid[:, 1])
+        draw_heatmap(ax_h, score)
         ax_h.add_patch(
             Rectangle((-0.5, query - 0.5), Tk, 1, fill=False, edgecolor=_TARGET, linewidth=2)
         )
-        fig.tight_layout()
+        # the bars, the scores' line at 0 and value ticks, the titles, the query's row, and
+        # the spines drawn over the bars and the heatmap
+        for artist in (*ax_s.patches, *ax_w.patches, ax_s.lines[0], ax_s.yaxis, ax_s.title,
+                       ax_h.title, ax_h.patches[0],
+                       *(s for ax in fig.axes for s in ax.spines.values())):  # fmt: skip
+            artist.set_animated(True)
+        return fig
+
+    def render(score: str, query: int) -> Figure:
+        if not kept:
+            kept.append(build(score, query))
+        fig = kept[0]
+        ax_s, ax_w, ax_h = fig.axes
+        values = arrays[score][query]
+        target = None if targets is None else int(targets[query])
+        colour = palette()[names.index(score) % len(palette())]
+        for ax, heights in ((ax_s, values), (ax_w, _softmax(values))):
+            bars = ax.containers[0]
+            for bar, height in zip(bars, heights, strict=True):
+                bar.set_height(height)
+                bar.set_facecolor(colour)
+            bars.datavalues = heights  # (bar_label reads which side of 0 each bar is on)
+            for text in [*ax.texts]:  # the values written for the previous setting
+                text.remove()
+            _bar_marks(ax, bars, heights, target, ".2f", Tk <= 12)  # as plot_score_weights
+            for text in ax.texts:
+                text.set_animated(True)
+        # the scores' limits as autoscaling finds them from the bars (0 to each score) and the
+        # line at 0; relim would measure every bar's outline for the same numbers
+        ax_s.dataLim.intervaly = min(0.0, values.min()), max(0.0, values.max())
+        ax_s.autoscale_view()
+        ax_s.set_title(f"{score}, {query_name} {query} ({q_labels[query]}): scores", fontsize=11)
+        if annotated:  # the numbers in the cells change with the weights: draw it anew
+            draw_heatmap(ax_h, score)
+        else:
+            ax_h.images[0].set_data(heatmaps[score])
+            ax_h.set_title(f"{score}: all weights")
+        ax_h.patches[0].set_y(query - 0.5)
+        # The layout depends on the words around the panels; the keys' and queries' labels and
+        # the weights' ticks stay. The scores' value ticks (read as a new Figure has them,
+        # before its layout) move it only when they reach further left than the weights' below
+        # them; the titles by how far they rise above their panels.
+        canvas = fig.canvas
+        canvas.reset_layout()
+        renderer = canvas.get_renderer()
+        reach, below = (_reach_left(ax, renderer) for ax in (ax_s, ax_w))
+        canvas.layout((reach if reach > below else None, _title_rise(ax_s, renderer),
+                       _title_rise(ax_h, renderer)))  # fmt: skip
+        canvas.background = "the keys and queries"  # the same in every setting
         return fig
 
     controls = {

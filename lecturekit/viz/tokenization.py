@@ -28,7 +28,7 @@ from lecturekit.bpe import MergeStep, apply_bpe, learn_bpe, split_word
 from lecturekit.utils.checks import check_callable, check_instance, check_str, check_strings
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.style import palette
-from lecturekit.viz.widgets import ALT_ATTR, figure_widget
+from lecturekit.viz.widgets import ALT_ATTR, KeptCanvas, figure_widget
 
 __all__ = [
     "plot_merge_table",
@@ -133,6 +133,19 @@ def plot_segmentations(
 
     Lecture 12.
     """
+    return _plot_segmentations(rows, ax, unk_token)
+
+
+def _plot_segmentations(
+    rows: Mapping[str, Sequence[str]],
+    ax: Axes | None = None,
+    unk_token: str = "[UNK]",
+    *,
+    redraw: bool = False,
+) -> Axes:
+    """``plot_segmentations``; with ``redraw=True`` it draws the rows again on an ``ax`` it drew
+    on before: the boxes and tokens there are moved, recoloured and relabelled rather than made
+    anew (more are made if needed, those left over removed)."""
     check_mapping("rows", rows, "label -> list of tokens")
     for label, tokens in rows.items():
         check_strings(f"rows[{label!r}]", tokens, allow_empty=True)
@@ -140,17 +153,29 @@ def plot_segmentations(
     width = lambda token: max(len(token), 1) * _CHAR_WIDTH + 0.5  # noqa: E731
     longest = max(sum(width(t) + 0.15 for t in tokens) for tokens in rows.values())
     ax = get_axes(ax, (max(5.0, 0.5 * longest + 2.5), 0.55 * len(rows) + 0.4))
+    boxes, pieces = (list(ax.patches), list(ax.texts)) if redraw else ([], [])
+    n = 0  # tokens drawn so far
     for i, tokens in enumerate(rows.values()):
         y, x = -i, 0.0
         for k, token in enumerate(tokens):
             w = width(token)
             color = colors[5] if token == unk_token else colors[0] if k % 2 == 0 else colors[2]
-            ax.add_patch(
-                FancyBboxPatch((x, y - 0.34), w, 0.68, boxstyle="round,pad=0.02", fc=color,
-                               ec=color, alpha=0.3, lw=1.2)
-            )  # fmt: skip
-            ax.text(x + w / 2, y, token, ha="center", va="center", family="monospace")
+            if n < len(boxes):
+                boxes[n].set_bounds(x, y - 0.34, w, 0.68)
+                boxes[n].set(facecolor=color, edgecolor=color)
+                pieces[n].set(text=token, position=(x + w / 2, y))
+            else:
+                # add_artist, not add_patch: the limits are set below, so measuring each box
+                # for autoscaling (most of this function's time) is not needed
+                ax.add_artist(
+                    FancyBboxPatch((x, y - 0.34), w, 0.68, boxstyle="round,pad=0.02", fc=color,
+                                   ec=color, alpha=0.3, lw=1.2)
+                )  # fmt: skip
+                ax.text(x + w / 2, y, token, ha="center", va="center", family="monospace")
+            n += 1
             x += w + 0.15
+    for artist in boxes[n:] + pieces[n:]:
+        artist.remove()
     ax.set_xlim(-0.2, max(longest, 20.0) + 0.2)
     ax.set_ylim(-len(rows) + 0.4, 0.6)
     ax.set_yticks([-i for i in range(len(rows))], list(rows), fontsize="medium")
@@ -236,11 +261,28 @@ def tokenizer_widget(tokenizers: Mapping[str, Callable[[str], list[str]]], text:
             rows[f"{name} ({len(tokens)})"] = tokens
         return rows
 
+    kept: list[Figure] = []  # the Figure, built by the first render and then drawn on again
+
     def render(text: str) -> Figure:
         rows = cut(text)
-        fig = Figure(figsize=(10, 0.6 * len(rows) + 0.5))
-        plot_segmentations(rows, fig.add_subplot())
-        fig.tight_layout()
+        if not kept:
+            kept.append(Figure(figsize=(10, 0.6 * len(rows) + 0.5)))
+            KeptCanvas(kept[0])
+            kept[0].add_subplot()
+        fig = kept[0]
+        ax = _plot_segmentations(rows, fig.axes[0], redraw=True)
+        # The layout depends on the words around the panel: how far the row labels reach left
+        # of it, and how far any token's text sticks out of it (a long text's pieces can be
+        # wider than their boxes); the rows lie within its height.
+        canvas = fig.canvas
+        canvas.reset_layout()
+        renderer = canvas.get_renderer()
+        panel = ax.get_window_extent(renderer)
+        reach = panel.x0 - ax.yaxis.get_tightbbox(renderer).x0
+        extents = [piece.get_window_extent(renderer) for piece in ax.texts]
+        left = min((box.x0 - panel.x0 for box in extents), default=0.0)
+        right = max((box.x1 - panel.x1 for box in extents), default=0.0)
+        canvas.layout((reach, min(left, 0.0), max(right, 0.0)))
         return fig
 
     def alt(text: str) -> str:

@@ -39,8 +39,9 @@ from lecturekit.utils.checks import (
 )
 from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_mask
+from lecturekit.viz.scoring import _title_rise
 from lecturekit.viz.style import palette
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = [
     "logsparse_widget",
@@ -56,22 +57,16 @@ __all__ = [
 ]
 
 
-def _logsparse_figure(n: int, local: int, layers: int) -> Figure:
-    fig = Figure(figsize=(9, 4.2))
-    ax1, ax2 = fig.subplots(1, 2)
+def _logsparse_panels(n: int, local: int, layers: int) -> list[tuple[torch.Tensor, str]]:
+    """The two panels of ``logsparse_widget``: the LogSparse mask and what that many layers
+    reach, each with its title."""
     mask = logsparse_mask(n, local)
-    plot_mask(
-        mask,
-        ax=ax1,
-        show="none",
-        title=f"one layer: {int(mask.sum())} pairs (causal: {n * (n + 1) // 2})",
-    )
     reach = reachable(mask, layers)
     full = bool(reach.sum() == n * (n + 1) // 2)
-    plot_mask(reach, ax=ax2, show="none", title=f"{layers} layer(s): {int(reach.sum())} pairs "
-              "reach" + (" (all)" if full else ""))  # fmt: skip
-    fig.tight_layout()
-    return fig
+    return [
+        (mask, f"one layer: {int(mask.sum())} pairs (causal: {n * (n + 1) // 2})"),
+        (reach, f"{layers} layer(s): {int(reach.sum())} pairs reach" + (" (all)" if full else "")),
+    ]
 
 
 def logsparse_widget_grid() -> dict[str, list[object]]:
@@ -100,8 +95,36 @@ def logsparse_widget(n: int = 32, local: int = 0, layers: int = 1):
         raise ValueError(f"the sliders offer n in 4..64, local in 0..8, layers in 1..8, got "
                          f"n={n}, local={local}, layers={layers}")  # fmt: skip
     w = require_ipywidgets()
+    kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
+
+    def render(n: int, local: int, layers: int) -> Figure:
+        panels = _logsparse_panels(n, local, layers)
+        if not kept:
+            fig = Figure(figsize=(9, 4.2))
+            KeptCanvas(fig)
+            for ax, (matrix, title) in zip(fig.subplots(1, 2), panels, strict=True):
+                plot_mask(matrix, ax=ax, show="none", title=title)
+                # what the controls change, and the spines drawn over the mask
+                for artist in (ax.images[0], ax.title, *ax.spines.values()):
+                    artist.set_animated(True)
+            kept.append(fig)
+        fig = kept[0]
+        for ax, (matrix, title) in zip(fig.axes, panels, strict=True):
+            image = ax.images[0]
+            image.set_data(matrix.numpy().astype(float))  # as plot_mask draws it
+            image.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))  # imshow's: the limits follow
+            ax.set_title(title)
+        # The layout depends on the words around the panels: the ticks (n) and the titles, by
+        # how far they rise above their panels.
+        canvas = fig.canvas
+        canvas.reset_layout()
+        renderer = canvas.get_renderer()
+        canvas.layout((n, *(_title_rise(ax, renderer) for ax in fig.axes)))
+        canvas.background = n  # the ticks
+        return fig
+
     return figure_widget(
-        _logsparse_figure,
+        render,
         {
             "n": w.IntSlider(value=n, min=4, max=64, description="n"),
             "local": w.IntSlider(value=local, min=0, max=8, description="local"),

@@ -49,7 +49,7 @@ from lecturekit.viz.helpers import (
     to_numpy,
 )
 from lecturekit.viz.style import ACCENT, ATTENTION_CMAP, DIVERGING_CMAP, rc
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = [
     "plot_patch_grid",
@@ -371,6 +371,8 @@ def vit_attention_widget(
     per_head = cls_attention(w, grid)  # (L, B, H, gh, gw)
     patch = _patch_of(imgs, grid)
 
+    kept: dict[str, object] = {}  # the Figure (built by the first render) and its image
+
     def render(image: int, layer: object, head: object) -> Figure:
         if layer == "rollout":
             amap, what = rollout[image], "rollout over all layers (heads averaged)"
@@ -378,11 +380,41 @@ def vit_attention_widget(
             amap, what = per_head[layer - 1, image].mean(0), f"layer {layer}, mean of {H} heads"
         else:
             amap, what = per_head[layer - 1, image, head - 1], f"layer {layer}, head {head}"
-        fig = Figure(figsize=(7.2, 3.4))
-        ax1, ax2 = fig.subplots(1, 2)
-        plot_patch_grid(imgs[image], patch, ax1, title=_caption(image, labels, predictions))
-        plot_cls_attention(imgs[image], amap, ax2, title=f"[CLS] attention\n{what}", colorbar=True)
-        fig.tight_layout()
+        caption, title = _caption(image, labels, predictions), f"[CLS] attention\n{what}"
+        if not kept:
+            fig = Figure(figsize=(7.2, 3.4))
+            KeptCanvas(fig)
+            ax1, ax2 = fig.subplots(1, 2)
+            plot_patch_grid(imgs[image], patch, ax1, title=caption)
+            plot_cls_attention(imgs[image], amap, ax2, title=title, colorbar=True)
+            for ax in fig.axes[1:]:  # the map and its colour bar change with every control
+                ax.set_animated(True)
+            kept.update(fig=fig, image=image)
+        fig = kept["fig"]
+        ax1, ax2, cax = fig.axes
+        top = max(float(amap.max()), 1e-12)  # as plot_cls_attention scales the map
+        ax2.images[-1].set_data(amap.numpy().astype(float))
+        ax2.images[-1].set_clim(0, top)  # and the colour bar follows
+        ax2.set_title(title)
+        if kept["image"] != image:  # another image: under the grid and under (or round) the map
+            img = _image(imgs[image])
+            for shown in (ax1.images[0], *ax2.images[:-1]):
+                shown.set_data(np.clip(img, 0, 1) if img.ndim == 3 else img)
+            if img.ndim == 2:
+                ax1.images[0].set_clim(0, img.max())  # as imshow scales a grey image
+                for outline in ax2.collections:
+                    outline.remove()
+                _outline(ax2, img)
+            ax1.set_title(caption)
+            kept["image"] = image
+        # The layout depends on the titles' heights (tight_layout narrows a title to one pixel)
+        # and on the colour bar's ticks and labels, measured where a new Figure measures them.
+        canvas = fig.canvas
+        canvas.reset_layout()
+        renderer = canvas.get_renderer()
+        heights = tuple(ax.title.get_window_extent(renderer).height for ax in (ax1, ax2))
+        canvas.layout((heights, cax.get_tightbbox(renderer, for_layout_only=True).bounds))
+        canvas.background = image  # the image with its patch grid
         return fig
 
     ipw = require_ipywidgets()

@@ -9,6 +9,7 @@ Public API (each returns an ipywidgets.VBox)::
 
     figure_widget(render, controls, state=None)          # generic: render(**values) -> Figure
     render_png(fig, dpi=100) -> bytes                    # what savefig gives, a third faster
+    KeptCanvas(fig)                                      # a Figure a widget updates in place
     module_state(*modules) -> tuple                      # changes when weights or mode change
     draw_ahead(enabled)                                  # settings one move away, drawn while idle
     attach_controls(box, controls) / widget_controls(box) # name -> control, for static frames
@@ -25,16 +26,20 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import io
 import math
 import os
+import struct
 import threading
 import time
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 
 from lecturekit.masking import causal_mask, combine_masks, masked_softmax, padding_mask
@@ -59,6 +64,7 @@ __all__ = [
     "widget_controls",
     "figure_widget",
     "render_png",
+    "KeptCanvas",
     "module_state",
     "draw_ahead",
     "DRAW_AHEAD",
@@ -80,13 +86,12 @@ _D_MODELS = (16, 32, 64, 128, 256, 512)  # the choices of positional_encoding_wi
 
 def render_png(fig: Figure, dpi: int = 100) -> bytes:
     """Render a Figure to PNG bytes in memory (no file is written): the pixels
-    ``fig.savefig(format="png", dpi=dpi)`` gives, drawn once by Agg and encoded by Pillow
-    (savefig's extra layout pass made every widget redraw a third slower)."""
+    ``fig.savefig(format="png", dpi=dpi)`` gives, drawn once by Agg (savefig's extra layout
+    pass made every widget redraw a third slower) and encoded by ``_png``. A Figure with a
+    ``KeptCanvas`` is drawn by it (its layout, text sizes and unchanged artists kept)."""
     check_instance("fig", fig, Figure)
     check_positive_int("dpi", dpi)
     from matplotlib import rcParams
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image as PILImage
 
     face = rcParams["savefig.facecolor"]
     old = fig.dpi, fig.get_facecolor(), fig.canvas
@@ -94,18 +99,152 @@ def render_png(fig: Figure, dpi: int = 100) -> bytes:
         fig.dpi = dpi
         if not (isinstance(face, str) and face == "auto"):
             fig.set_facecolor(face)
-        canvas = FigureCanvasAgg(fig)
+        canvas = fig.canvas if isinstance(fig.canvas, KeptCanvas) else FigureCanvasAgg(fig)
         canvas.draw()
-        width, height = canvas.get_width_height(physical=True)
-        image = PILImage.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA",
-                                    0, 1)  # fmt: skip
-        buf = io.BytesIO()
-        image.save(buf, format="png", dpi=(dpi, dpi))
-        return buf.getvalue()
+        return _png(np.asarray(canvas.buffer_rgba()), dpi)
     finally:
         fig.dpi = old[0]
         fig.set_facecolor(old[1])
         fig.set_canvas(old[2])
+
+
+def _png(rgba: np.ndarray, dpi: int) -> bytes:
+    """PNG bytes of an (H, W, 4) uint8 RGBA image: every row filtered "up" (its difference to
+    the row above: zeros where a figure is plain) and deflated at zlib level 3. Pillow tries
+    five filters per row and compresses harder: 2-3x slower, for files a few per cent smaller.
+    """
+    height, width = rgba.shape[:2]
+    rows = rgba.reshape(height, 4 * width)
+    data = np.empty((height, 1 + 4 * width), np.uint8)
+    data[:, 0] = 2  # the row's filter: "up"
+    data[0, 1:] = rows[0]
+    np.subtract(rows[1:], rows[:-1], out=data[1:, 1:])  # modulo 256, as PNG wants
+
+    def chunk(kind: bytes, body: bytes) -> bytes:  # length, kind, body, checksum
+        crc = zlib.crc32(kind + body)
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    per_metre = round(dpi / 0.0254)
+    return b"".join([
+        b"\x89PNG\r\n\x1a\n",
+        chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)),  # 8-bit RGBA
+        chunk(b"pHYs", struct.pack(">IIB", per_metre, per_metre, 1)),  # the dpi, per metre
+        chunk(b"IDAT", zlib.compress(data.tobytes(), 3)),
+        chunk(b"IEND", b""),
+    ])  # fmt: skip
+
+
+_SUBPLOT_PARAMS = ("left", "right", "bottom", "top", "wspace", "hspace")
+
+
+class KeptCanvas(FigureCanvasAgg):
+    """The Agg canvas of a Figure a widget builds once and then updates in place: its
+    ``render`` (``figure_widget``) changes the artists a control moves (``set_data``,
+    ``set_text``, ...) and returns the same Figure. ``KeptCanvas(fig)``, right after
+    ``Figure(...)``, attaches it. What a new Figure would do again on every move of a control is
+    then done once:
+
+    - the layout: ``layout(key)`` runs ``tight_layout`` as on a new Figure (from the subplot
+      parameters the Figure was made with) the first time it meets ``key`` and reuses the
+      result after; ``key`` names everything the layout depends on (what sticks out of the
+      panels: tick labels, legends; titles only by their height, as ``tight_layout`` narrows
+      them to a pixel), so the layout is the one a new Figure gets;
+    - the artists that stay: the artists a control changes are marked animated
+      (``artist.set_animated(True)``); ``background`` names what all the others show. The
+      others are drawn once per background (and layout) and kept as pixels (the last
+      ``BACKGROUNDS``); each redraw puts those back and draws the animated artists over them,
+      in the order ``Figure.draw`` draws them. Mark animated too what a full redraw draws
+      over an animated artist where they meet (the spines over a heatmap or curves, words on
+      its cells, ticks that reach the spines' corners), so that every pixel is the one a new
+      Figure gets. With ``background`` None everything is drawn;
+    - the animated artists that show what they showed in the last frame, when the render names
+      them as cells (``keep_cells``): they keep that frame's pixels (e.g. the words on the cells
+      of a heatmap that did not change).
+
+    A render that moves the limits of an Axes (``relim``) calls ``autoscale_view`` itself.
+    """
+
+    BACKGROUNDS = 4
+
+    def __init__(self, figure: Figure) -> None:
+        check_instance("figure", figure, Figure)
+        super().__init__(figure)
+        self.background: object = None
+        self._cells: tuple[list, float] = ([], figure.dpi)  # (rect, content, artists), dpi
+        self._made_with = {k: getattr(figure.subplotpars, k) for k in _SUBPLOT_PARAMS}
+        self._layouts: dict[object, dict[str, float]] = {}
+        self._backgrounds: OrderedDict[tuple, object] = OrderedDict()
+        self._last: tuple[tuple, dict, np.ndarray] | None = None  # key, cells, pixels drawn
+
+    def reset_layout(self) -> None:
+        """The subplot parameters the Figure was made with (where ``tight_layout`` measures
+        from), e.g. to read the ticks a layout key names as a new Figure has them."""
+        self.figure.subplots_adjust(**self._made_with)
+
+    def layout(self, key: object) -> None:
+        """``tight_layout`` as on a new Figure, run the first time ``key`` comes."""
+        params = self._layouts.get(key)
+        if params is None:
+            self.reset_layout()
+            self.figure.tight_layout()
+            params = {k: getattr(self.figure.subplotpars, k) for k in _SUBPLOT_PARAMS}
+            self._layouts[key] = params
+        self.figure.subplots_adjust(**params)
+
+    def keep_cells(
+        self, cells: Sequence[tuple[tuple[int, int, int, int], object, Sequence[Artist]]]
+    ) -> None:
+        """The cells of the next frame: ``(rect, content, artists)``, a rectangle of pixels
+        ``(x0, y0, x1, y1)`` (from the top left at the Figure's dpi, x1 and y1 excluded) whose
+        pixels ``content`` (any comparable value) decides, drawn by ``artists`` (animated, and
+        drawing nowhere else)."""
+        self._cells = list(cells), self.figure.dpi
+
+    def _animated(self) -> list[Artist]:
+        """The animated artists, in the order Figure.draw would draw them: Axes by Axes,
+        each Axes' children by zorder."""
+        out: list[Artist] = []
+        for ax in sorted(self.figure.axes, key=lambda a: a.get_zorder()):
+            if ax.get_animated():
+                out.append(ax)
+                continue
+            children = [a for a in ax.get_children() if a is not ax.patch]
+            out += [a for a in sorted(children, key=lambda a: a.get_zorder()) if a.get_animated()]
+        return out
+
+    def draw(self) -> None:
+        renderer = self.get_renderer()
+        fig = self.figure
+        key = (self.background, tuple(getattr(fig.subplotpars, k) for k in _SUBPLOT_PARAMS),
+               renderer.width, renderer.height, fig.dpi, fig.get_facecolor())  # fmt: skip
+        kept = self._backgrounds.get(key) if self.background is not None else None
+        if kept is None:
+            super().draw()  # Figure.draw leaves the animated artists out
+            if self.background is not None:
+                self._backgrounds[key] = self.copy_from_bbox(fig.bbox)
+                while len(self._backgrounds) > self.BACKGROUNDS:
+                    self._backgrounds.popitem(last=False)
+        else:
+            self._backgrounds.move_to_end(key)
+            self.restore_region(kept)
+            for ax in fig.axes:  # as Figure.draw does first: each Axes' box (aspect, locator)
+                locator = ax.get_axes_locator()
+                ax.apply_aspect(locator(ax, renderer) if locator else None)
+        cells = self._cells[0] if self._cells[1] == fig.dpi else []
+        same = []  # the cells that show what they showed in the last frame
+        if self._last is not None and self._last[0] == key:
+            shown = self._last[1]
+            same = [(r, a) for r, content, a in cells if r in shown and shown[r] == content]
+        skipped = {id(artist) for _, artists in same for artist in artists}
+        for artist in self._animated():
+            if id(artist) not in skipped:
+                artist.draw(renderer)
+        pixels = np.asarray(self.buffer_rgba())
+        for (x0, y0, x1, y1), _ in same:
+            pixels[y0:y1, x0:x1] = self._last[2][y0:y1, x0:x1]
+        self._last = None
+        if cells and self.background is not None:
+            self._last = key, {rect: content for rect, content, _ in cells}, pixels.copy()
 
 
 def module_state(*modules: object) -> tuple:
@@ -390,7 +529,8 @@ def figure_widget(
 
     Args:
         render: returns a ``matplotlib.figure.Figure`` (build it with ``Figure()``, not pyplot,
-            so nothing is displayed by the notebook's inline backend).
+            so nothing is displayed by the notebook's inline backend); a new one each time, or
+            the same one updated in place (``KeptCanvas``: a redraw a few times faster).
         controls: name -> ipywidgets value widget (slider, dropdown, checkbox, ...).
         theme: "light" or "dark"; dpi: the image's resolution.
         state: for a render that reads something that can change (a model's weights): returns
@@ -605,34 +745,64 @@ def positional_encoding_widget(
                          f"got {dims!r}")  # fmt: skip
     w = require_ipywidgets()
 
+    kept: dict[str, object] = {}  # the Figure (built by the first render) and its curves' dims
+
     def render(d_model: int, max_len: int, dims: tuple[int, int]) -> Figure:
-        pe = sinusoidal_encoding(max_len, d_model)
+        pe = sinusoidal_encoding(max_len, d_model).numpy()
         lo, hi = min(dims[0], d_model - 1), min(dims[1], d_model - 1)
-        fig = Figure(figsize=(10, 3.6))
-        ax1, ax2 = fig.subplots(1, 2, width_ratios=[1.3, 1])
-        plot_heatmap(
-            pe,
-            ax1,
-            diverging=True,
-            interpolation="antialiased" if d_model > 128 else "nearest",
-            xlabel="dimension (column)",
-            ylabel="position",
-            title=f"PE, {max_len} x {d_model}",
-        )
         hi = min(hi, lo + 7)  # at most 8 curves stay readable
+        table = pe.astype(float)
+        vmax = float(np.abs(table).max())
+        if not kept:
+            fig = Figure(figsize=(10, 3.6))
+            KeptCanvas(fig)
+            ax1, ax2 = fig.subplots(1, 2, width_ratios=[1.3, 1])
+            plot_heatmap(pe, ax1, diverging=True, xlabel="dimension (column)", ylabel="position")
+            # What d_model changes, and what a full redraw draws over it: the table, its title,
+            # column ticks, spines and row ticks (which can meet the spines at a corner); the
+            # curves (below), their value ticks and spines (their position ticks keep off the
+            # corners, where a tick and a spine drawn in either order give the same pixels).
+            for artist in (ax1.images[0], *ax1.spines.values(), ax1.xaxis, ax1.yaxis, ax1.title,
+                           *ax2.spines.values(), ax2.yaxis):  # fmt: skip
+                artist.set_animated(True)
+            kept.update(fig=fig, dims=None)
+        fig = kept["fig"]
+        ax1, ax2 = fig.axes[:2]
+        image = ax1.images[0]
+        image.set_data(table)
+        image.set_clim(-vmax, vmax)
+        image.set_interpolation("antialiased" if d_model > 128 else "nearest")
+        image.set_extent((-0.5, d_model - 0.5, max_len - 0.5, -0.5))  # the Axes' limits follow
+        ax1.set_title(f"PE, {max_len} x {d_model}")
+        positions = np.arange(max_len)
         ys = {f"dim {i}": pe[:, i] for i in range(lo, hi + 1)}
-        plot_lines(
-            np.arange(max_len),
-            ys,
-            ax2,
-            xlabel="position",
-            ylabel="PE value",
-            title=f"dimensions {lo}..{hi}",
-            marker=".",
-            legend=False,
-        )
-        ax2.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
-        fig.tight_layout()
+        if kept["dims"] != (lo, hi):  # other curves: drawn anew, colours from the first again
+            for line in list(ax2.lines):
+                line.remove()
+            ax2.set_prop_cycle(None)
+            plot_lines(positions, ys, ax2, xlabel="position", ylabel="PE value",
+                       title=f"dimensions {lo}..{hi}", marker=".", legend=False)  # fmt: skip
+            ax2.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize="small")
+            for line in ax2.lines:
+                line.set_animated(True)
+            kept["dims"] = lo, hi
+        else:
+            for line, y in zip(ax2.lines, ys.values(), strict=True):
+                line.set_data(positions, y)
+        ax2.relim()
+        ax2.autoscale_view()
+        # The layout depends on the words around the panels: the position ticks (max_len), the
+        # legend (dims), the colour bar (vmax) and the curves' value ticks and their offset
+        # ("+9.99e-1" over a flat curve), read where a new Figure reads them. The dimension
+        # ticks (d_model) are digits of one height that stay within the table's width, and
+        # titles count only by their height: neither moves it.
+        canvas = fig.canvas
+        canvas.reset_layout()
+        ticks = tuple(label.get_text() for label in ax2.get_yticklabels())
+        offset = ax2.yaxis.get_offset_text().get_text()  # (it lifts the curves' title)
+        canvas.layout((max_len, lo, hi, vmax, ticks, offset))
+        canvas.background = max_len, lo, hi, vmax, offset  # colour bar, legend, x ticks, title
+        canvas.keep_cells(_row_ticks(ax1, canvas.get_renderer(), max_len))
         return fig
 
     controls = {
@@ -665,6 +835,9 @@ def mask_widget(seed: int = 0, max_len: int = 10):
     w = require_ipywidgets()
     scores = torch.randn(max_len, max_len, generator=torch.Generator().manual_seed(seed))
 
+    kept: dict[str, object] = {}  # the Figure (built by the first render) and its tick labels
+    sizes: dict[str, tuple[float, float]] = {}  # a word on a cell -> its width and height
+
     def render(kind: str, T: int, length: int) -> Figure:
         length = min(length, T)
         masks = {
@@ -674,19 +847,55 @@ def mask_widget(seed: int = 0, max_len: int = 10):
             "causal + padding": combine_masks(causal_mask(T), padding_mask([length], T)[0]),
         }
         mask = masks[kind]
+        weights = masked_softmax(scores[:T, :T], mask)
         labels = [f"t{i}" if i < length else "pad" for i in range(T)]
-        fig = Figure(figsize=(10, 4.4))
-        ax1, ax2 = fig.subplots(1, 2)
-        plot_mask(mask, labels, ax1, title="M (added to the scores)")
-        plot_attention(
-            masked_softmax(scores[:T, :T], mask),
-            labels,
-            labels,
-            ax2,
-            title="softmax(scores + M)",
-            annotate=T <= 8,
+        if not kept:
+            fig = Figure(figsize=(10, 4.4))
+            KeptCanvas(fig)
+            for ax in fig.subplots(1, 2):
+                for axis in (ax.xaxis, ax.yaxis):
+                    axis.get_major_ticks(max_len)  # made now, not when T first grows
+            kept.update(fig=fig, labels=None)
+        fig = kept["fig"]
+        ax1, ax2 = fig.axes
+        if kept["labels"] != labels:  # other cells: drawn anew, by the plot functions
+            for artist in [*ax1.images, *ax1.texts, *ax2.images, *ax2.texts]:
+                artist.remove()  # (the ticks and titles stay)
+            plot_mask(mask, labels, ax1, title="M (added to the scores)")
+            plot_attention(weights, labels, labels, ax2, title="softmax(scores + M)",
+                           annotate=T <= 8)  # fmt: skip
+            # The cells change with the mask, and the spines are drawn over them. (The ticks, at
+            # the cells' centres, meet the spines away from their corners, where a tick and a
+            # spine drawn in either order give the same pixels: they stay in the background.)
+            for ax in (ax1, ax2):
+                for artist in [*ax.images, *ax.texts, *ax.spines.values()]:
+                    artist.set_animated(True)
+                for text in ax.texts:
+                    text.set_in_layout(False)  # inside its cell: it cannot move the layout
+            kept["labels"] = labels
+        else:  # the same cells, another mask: new colours and words, set as the plot functions do
+            allowed = mask.numpy()
+            ax1.images[0].set_data(allowed.astype(float))
+            for text, ok in zip(ax1.texts, allowed.flat, strict=True):  # plot_mask's M
+                text.set(text="0" if ok else "\u2212\u221e", color="black" if ok else "white")
+            values = weights.numpy().astype(float)
+            image = ax2.images[0]
+            image.set_data(values)
+            rgba = image.cmap(image.norm(values))  # plot_heatmap's annotate: black on light cells
+            light = 0.2126 * rgba[..., 0] + 0.7152 * rgba[..., 1] + 0.0722 * rgba[..., 2] > 0.5
+            for text, value, lit in zip(ax2.texts, values.flat, light.flat, strict=False):
+                # (no words in the cells when T > 8)
+                text.set(text=format(value, ".2f"), color="black" if lit else "white")
+        # The layout depends on which words label the ticks (how wide they are), not on how
+        # many ticks there are; the background shows the ticks and their labels.
+        canvas = fig.canvas
+        canvas.layout(frozenset(labels))
+        canvas.background = tuple(labels)
+        renderer = canvas.get_renderer()
+        canvas.keep_cells(  # the cells whose colour and word did not change
+            _worded_cells(ax1, mask.numpy().astype(float), renderer, sizes)
+            + _worded_cells(ax2, weights.numpy().astype(float), renderer, sizes)
         )
-        fig.tight_layout()
         return fig
 
     return figure_widget(
@@ -701,6 +910,46 @@ def mask_widget(seed: int = 0, max_len: int = 10):
             "length": w.IntSlider(value=4, min=1, max=max_len, description="real length"),
         },
     )
+
+
+def _row_ticks(ax: Axes, renderer: RendererAgg, content: object) -> list[tuple]:
+    """``KeptCanvas.keep_cells`` for the y axis of ``ax`` (its ticks, tick labels and label,
+    which ``content`` names): the pixels left of the left spine's middle column (where lines
+    snap) and above the bottom spine's middle row, where the only other artists are the spines
+    (the same in every frame). No cell if a tick label reaches that row (near the x ticks)."""
+    box, height = ax.bbox, renderer.height  # the box in pixels from the bottom left
+    spine_col, bottom_row = math.floor(box.x0 + 0.5), math.floor(height - box.y0 + 0.5)
+    labels = ax.yaxis.get_tightbbox(renderer)  # its tick labels and label
+    if labels is None or math.ceil(height - labels.y0) + 2 > bottom_row:
+        return []
+    top = max(math.floor(height - labels.y1) - 2, 0)
+    return [((0, top, spine_col, bottom_row), content, [ax.yaxis])]
+
+
+def _worded_cells(
+    ax: Axes, values: np.ndarray, renderer: RendererAgg, sizes: dict[str, tuple[float, float]]
+) -> list[tuple[tuple[int, int, int, int], object, list[Artist]]]:
+    """``KeptCanvas.keep_cells`` for a heatmap (``plot_heatmap``, nearest-pixel) with a word on
+    every cell (``ax.texts``, row by row): each cell's inside, 2 pixels in from its edges, whose
+    pixels its value and word decide, where the word fits. ``sizes`` caches the words' sizes."""
+    rows, cols = values.shape
+    to_pixels = ax.transData.transform
+    xs = to_pixels(np.c_[np.arange(cols + 1) - 0.5, np.zeros(cols + 1)])[:, 0]
+    ys = renderer.height - to_pixels(np.c_[np.zeros(rows + 1), np.arange(rows + 1) - 0.5])[:, 1]
+    cells = []
+    for (i, j), text in zip(np.ndindex(rows, cols), ax.texts, strict=False):
+        word = text.get_text()
+        if word not in sizes:
+            extent = text.get_window_extent(renderer)
+            sizes[word] = extent.width, extent.height
+        (x0, x1), (y0, y1) = sorted(xs[j : j + 2]), sorted(ys[i : i + 2])
+        rect = math.ceil(x0 + 2), math.ceil(y0 + 2), math.floor(x1 - 2), math.floor(y1 - 2)
+        half_w, half_h = sizes[word][0] / 2 + 2, sizes[word][1] / 2 + 2  # 2 pixels for the ink
+        centre = (x0 + x1) / 2, (y0 + y1) / 2  # where the word is (ha, va "center")
+        if (rect[0] <= centre[0] - half_w and centre[0] + half_w <= rect[2]
+                and rect[1] <= centre[1] - half_h and centre[1] + half_h <= rect[3]):  # fmt: skip
+            cells.append((rect, (values[i, j], word, text.get_color()), [text]))
+    return cells
 
 
 def positional_encoding_widget_grid() -> dict[str, list[object]]:
