@@ -22,6 +22,7 @@ import contextlib
 import functools
 import http.server
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -62,11 +63,20 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A page closed while a file was being sent (a browser context closed mid-request)
+        is not an error of the site: no traceback on stderr for it; any other error is."""
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipe, ConnectionReset
+            return
+        super().handle_error(request, client_address)
+
+
 @contextlib.contextmanager
 def serve(folder: Path | str) -> Iterator[str]:
     """Serve ``folder`` on 127.0.0.1 (a free port) in a thread; yields its URL, ending in /."""
     handler = functools.partial(_Quiet, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"

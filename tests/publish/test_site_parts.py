@@ -187,3 +187,24 @@ def test_a_diagram_becomes_an_svg_file_with_its_alt_text(tmp_path):
     assert 'width="200" height="80"' in shown and "<style>" not in shown  # CSS stays in the file
     assert 'alt="Diagram in the section &#x27;1. Section&#x27;"' in fallback
     assert (tmp_path / "lk-images" / name).read_text() == data["image/svg+xml"]
+
+
+def test_the_preview_server_is_quiet_when_a_page_closes_mid_file(tmp_path, capfd):
+    """A browser context closed while a file is being sent (the site test closes pages once
+    read) is no error of the site: the server prints no traceback for it."""
+    import socket
+    import struct
+    import time
+
+    from lecturekit.publish.browser import serve
+
+    (tmp_path / "big.bin").write_bytes(b"x" * 20_000_000)
+    with serve(tmp_path) as url:
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", port)) as s:
+                s.sendall(b"GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                assert s.recv(64).startswith(b"HTTP/1.0 200")
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        time.sleep(0.5)  # the handler threads meet the reset
+    assert "Traceback" not in capfd.readouterr().err
