@@ -399,7 +399,7 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
     """
     from lecturekit.models.bert import BertForPreTraining, fill_mask
     from lecturekit.tokenization import WordPieceTokenizer
-    from lecturekit.viz.widgets import figure_widget, module_state
+    from lecturekit.viz.widgets import KeptCanvas, figure_widget, module_state
 
     if not isinstance(model, BertForPreTraining):
         raise ValueError(
@@ -423,6 +423,8 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
 
     sentence.observe(follow, names="value")
 
+    kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
+
     def render(sentence: str, position: int) -> Figure:
         words = sentence.split()
         position = min(position, len(words) - 1)
@@ -430,13 +432,57 @@ def fill_mask_widget(model, tokenizer, sentences: Sequence[str], k: int = 5):
         words[position] = "[MASK]"
         text = " ".join(words)
         top = fill_mask(model, tokenizer, text, k=k)[0]
-        fig = Figure(figsize=(6.0, 3.2))
-        plot_topk(top, fig.add_subplot(), title=f"{text}\n(hidden word: {hidden})")
-        fig.tight_layout()
+        probs, tokens = _topk_values(top)
+        title = f"{text}\n(hidden word: {hidden})"
+        if not kept:
+            fig = Figure(figsize=(6.0, 3.2))
+            KeptCanvas(fig)
+            ax = plot_topk(top, fig.add_subplot(), title=title)
+            fig.canvas.background = "the y axis"
+            # where the tokens are centred and the Axes' edges, in pixels, at the subplot
+            # parameters tight_layout starts from (the Figure's own: nothing moved them yet)
+            font = ax.xaxis.get_majorticklabels()[0].get_fontproperties()
+            probe = Text(0, 0, "", fontproperties=font, figure=fig)  # measures a token
+            ax.get_xlim()  # (the limits the bars give, set now)
+            centres = ax.transData.transform(np.c_[range(len(probs)), [0] * len(probs)])[:, 0]
+            kept.extend([fig, probe, centres, ax.bbox.x0, ax.bbox.x1])
+        else:  # the bars drawn anew on the same Axes, as on a new one
+            fig = kept[0]
+            ax = fig.axes[0]
+            for artist in [*ax.containers, *ax.texts]:
+                artist.remove()
+            ax.set_prop_cycle(None)  # the bars' colour: the first of the cycle
+            ax.ignore_existing_data_limits = True
+            plot_topk(top, ax, title=title)
+        # the bars, their numbers, the tokens under them and the title change; the spines are
+        # drawn over the bars (the y axis, its ticks and label stay)
+        for artist in [*ax.patches, *ax.texts, ax.title, ax.xaxis, *ax.spines.values()]:
+            artist.set_animated(True)
+        # What sticks out of the Axes: the tokens under the bars (how far left and right of
+        # the Axes, how far down) and the title (tight_layout takes its height only).
+        canvas = fig.canvas
+        renderer = canvas.get_renderer()
+        probe, centres, left, right = kept[1:]
+        sizes = []
+        for token in tokens:
+            probe.set_text(token)
+            box = probe.get_window_extent(renderer)
+            sizes.append((box.width, box.height))
+        canvas.layout((
+            min(left, *(x - w / 2 for x, (w, _) in zip(centres, sizes, strict=True))),
+            max(right, *(x + w / 2 for x, (w, _) in zip(centres, sizes, strict=True))),
+            max(h for _, h in sizes),
+            ax.title.get_window_extent(renderer).height,
+        ))  # fmt: skip
         return fig
 
     return figure_widget(render, {"sentence": sentence, "position": position},
                          state=lambda: module_state(model))  # fmt: skip
+
+
+def _topk_values(predictions: Sequence[tuple[str, float]]) -> tuple[list[float], list[str]]:
+    """The probabilities and tokens ``plot_topk`` draws of (token, probability) pairs."""
+    return [float(p) for _, p in predictions], [str(t) for t, _ in predictions]
 
 
 def fill_mask_widget_grid(sentences: Sequence[str], n_words: int = 5) -> dict[str, list[object]]:

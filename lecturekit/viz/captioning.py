@@ -32,7 +32,7 @@ from lecturekit.utils.checks import check_positive_int, check_range, check_strin
 from lecturekit.viz.helpers import check_figure, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_bars
 from lecturekit.viz.style import ACCENT, GUIDE
-from lecturekit.viz.vit import plot_cls_attention
+from lecturekit.viz.vit import plot_cls_attention, plot_ink_outline
 from lecturekit.viz.widgets import figure_widget
 
 __all__ = [
@@ -61,6 +61,14 @@ def _draw_boxes(ax: Axes, boxes: np.ndarray | None) -> None:
     for (top, left, bottom, right), colour in zip(boxes.tolist(), _BOX_COLOURS, strict=False):
         ax.add_patch(Rectangle((left - 0.5, top - 0.5), right - left, bottom - top, fill=False,
                                ec=colour, lw=1.6, ls="--"))  # fmt: skip
+
+
+def _draw_cross(ax: Axes, cell: int, g: int, stride: float) -> None:
+    """The cell hard attention sampled, as a cross (nothing for -1)."""
+    if cell >= 0:
+        r, c = divmod(int(cell), g)
+        ax.plot((c + 0.5) * stride - 0.5, (r + 0.5) * stride - 0.5, marker="x", ms=9, mew=2.5,
+                color=ACCENT)  # fmt: skip
 
 
 def _boxes(boxes: object, n: int) -> np.ndarray | None:
@@ -162,10 +170,8 @@ def plot_word_maps(
             continue
         plot_cls_attention(img, w[k].reshape(g, g), ax, title=words[k], vmax=1.0)
         _draw_boxes(ax, box)
-        if cell is not None and cell[k] >= 0:
-            r, c = divmod(int(cell[k]), g)
-            ax.plot((c + 0.5) * stride - 0.5, (r + 0.5) * stride - 0.5, marker="x", ms=9,
-                    mew=2.5, color=ACCENT)  # fmt: skip
+        if cell is not None:
+            _draw_cross(ax, cell[k], g, stride)
     return fig
 
 
@@ -256,13 +262,39 @@ def captioning_widget(
         "attention": w.ToggleButtons(options=list(_MODES), value="soft", description="attention"),
     }
 
+    kept: dict[int, Figure] = {}  # number of words -> its Figure, built on its first visit
+
     def render(scene: int, attention: str) -> Figure:
         words, weights, cells = results[attention]
         L = len(words[scene])
-        fig = plot_word_maps(imgs[scene], words[scene], weights[scene][:L],
-                             None if box is None else box[scene],
-                             cells[scene][:L] if attention == "hard" else None)  # fmt: skip
-        fig.suptitle(f"{attention} attention: " + " ".join(words[scene]))
+        scene_boxes = None if box is None else box[scene]
+        cell = cells[scene][:L] if attention == "hard" else None
+        title = f"{attention} attention: " + " ".join(words[scene])
+        if L not in kept:
+            kept[L] = plot_word_maps(imgs[scene], words[scene], weights[scene][:L], scene_boxes,
+                                     cell)  # fmt: skip
+            kept[L].suptitle(title)
+            return kept[L]
+        # The same panels, redrawn in place as plot_word_maps draws them on new Axes: the map,
+        # the outline of the ink, the boxes, the cross, the word; each Axes put back where a
+        # new Figure's layout starts from (the draw runs the constrained layout).
+        fig = kept[L]
+        img = (imgs[scene] / 255.0 if imgs.dtype == np.uint8 else imgs[scene]).astype(float)
+        w = to_numpy("weights", weights[scene][:L], 2).astype(float)
+        g = round(w.shape[1] ** 0.5)
+        stride = img.shape[0] / g
+        for k, ax in enumerate(fig.axes):
+            for artist in [*ax.collections, *ax.patches, *ax.lines]:
+                artist.remove()
+            ax.images[-1].set_data(w[k].reshape(g, g))
+            plot_ink_outline(ax, img)
+            _draw_boxes(ax, scene_boxes)
+            if cell is not None:
+                _draw_cross(ax, cell[k], g, stride)
+            ax.set_title(words[scene][k])
+            ax.set_position(ax.get_subplotspec().get_position(fig))
+            ax.set_in_layout(True)  # (set_position takes it out)
+        fig.suptitle(title)
         return fig
 
     return figure_widget(render, controls)

@@ -348,6 +348,24 @@ def finetuning_widget_grid(
 
 
 _DRAWN = 128  # pictures finetuning_widget remembers (a PNG of 10-40 kB each)
+_TICKS = {"span": 96, "token": 16}  # ticks finetuning_widget makes at once: tokens, words
+
+
+def _clear_plot(ax: Axes) -> None:
+    """Take off ``ax`` what a plot function drew on it (bars, spans, lines, images and their
+    colour bars, words, the legend), so that the next one draws as on a new Axes (its data
+    limits set anew)."""
+    for image in ax.images:
+        if image.colorbar is not None:  # its Axes goes, and the room it took comes back
+            image.colorbar.remove()
+    for container in list(ax.containers):
+        container.remove()
+    for artist in [*ax.patches, *ax.lines, *ax.collections, *ax.images, *ax.texts]:
+        artist.remove()
+    legend = ax.get_legend()
+    if legend is not None:
+        legend.remove()
+    ax.ignore_existing_data_limits = True
 
 
 def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mapping):
@@ -374,6 +392,7 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     from lecturekit.viz.widgets import (
         ALT_ATTR,
         DRAW_AHEAD,
+        KeptCanvas,
         ahead_job,
         attach_controls,
         module_state,
@@ -410,31 +429,51 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     first.description, second.description = box_names[tasks[names[0]].kind]
     task_box.observe(follow, names="value")
 
+    # task -> its picture's Figure, built now and drawn again in place by every picture of the
+    # task: its Axes and their ticks kept (what a new Figure spends a third of its time on),
+    # as many ticks made now as a question and its context or a sentence usually have
+    kept: dict[str, Figure] = {}
+    for name in names:
+        with theme_context("light"):  # (the Axes and ticks take their style when made)
+            fig = kept[name] = Figure(figsize=(7.5, 3.4))
+            KeptCanvas(fig)
+            ax = fig.add_subplot()
+            kind = tasks[name].kind
+            if kind in ("span", "token"):
+                (ax.xaxis if kind == "span" else ax.yaxis).get_major_ticks(_TICKS[kind])
+
     def render(task: str, first: str, second: str) -> tuple[Figure, str | None]:
         """The picture, and the message it shows if the input cannot be read."""
         t = tasks[task]
-        fig = Figure(figsize=(7.5, 3.4))
-        ax = fig.add_subplot()
         try:
             p = probabilities(models[task], t, tokenizer, first, second)
         except ValueError as err:  # a message instead of a traceback for a bad text
+            fig = Figure(figsize=(7.5, 3.4))
+            ax = fig.add_subplot()
             said = f"cannot read this input:\n{err}"
             ax.text(0.5, 0.5, said, ha="center", va="center", wrap=True)
             ax.axis("off")
             return fig, said
+        fig = kept[task]
+        ax = fig.axes[0]
+        _clear_plot(ax)  # the plot function draws on the Axes as on a new one
         if t.kind in ("sequence", "pair"):
-            plot_label_probabilities(t.labels, p["probs"], ax,
-                                     title=f"{t.name}: {p['answer']}")  # fmt: skip
+            title = f"{t.name}: {p['answer']}"
+            plot_label_probabilities(t.labels, p["probs"], ax, title=title)
+            shown: tuple = (tuple(t.labels),)
         elif t.kind == "span":
             fig.set_size_inches(max(7.5, 0.3 * len(p["tokens"]) + 1.5), 3.6)
+            title = f"answer: {p['answer']!r}  (P = {p['span_prob']:.2f})"
             plot_span_probabilities(p["tokens"], p["start_probs"], p["end_probs"], p["span"],
-                                    ax, title=f"answer: {p['answer']!r}  "
-                                    f"(P = {p['span_prob']:.2f})")  # fmt: skip
+                                    ax, title=title)  # fmt: skip
+            shown = (tuple(p["tokens"]),)
         else:
             fig.set_size_inches(6.5, 0.36 * len(p["words"]) + 1.4)
-            plot_tag_probabilities(p["words"], t.labels, p["probs"], ax,
-                                   title=" ".join(p["answer"]))  # fmt: skip
-        fig.tight_layout()
+            title = " ".join(p["answer"])
+            plot_tag_probabilities(p["words"], t.labels, p["probs"], ax, title=title)
+            shown = (tuple(p["words"]), tuple(t.labels))
+        # the layout: what sticks out of the Axes (the tick labels, the title), at this size
+        fig.canvas.layout((tuple(fig.get_size_inches()), *shown, title))
         return fig, None
 
     controls = {"task": task_box, "first": first, "second": second}

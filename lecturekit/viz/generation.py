@@ -37,6 +37,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 from matplotlib.ticker import NullLocator
 
 from lecturekit.generation import Strategy, generate, next_token_distribution
@@ -57,6 +58,7 @@ from lecturekit.viz.style import theme as theme_context
 from lecturekit.viz.widgets import (
     ALT_ATTR,
     DRAW_AHEAD,
+    KeptCanvas,
     ahead_job,
     attach_controls,
     module_state,
@@ -678,6 +680,8 @@ def generation_widget(
         p, k = probs.numpy(), kept.numpy()
         return f"<ol>{items}</ol>", ("bars", prompt.strip(), p.dtype.str, p.tobytes(), k.tobytes())
 
+    bars: dict[str, object] = {}  # the bars' Figure (built by the first picture of bars)
+
     def picture(shows: tuple) -> Figure:
         if shows[0] == "message":
             fig = Figure(figsize=(6.5, 1.2))
@@ -687,10 +691,39 @@ def generation_widget(
             return fig
         _, text, dtype, probs, kept = shows
         probs, kept = np.frombuffer(probs, dtype=dtype), np.frombuffer(kept, dtype=bool)
-        fig = Figure(figsize=(6.5, 4.2))
-        plot_next_token(probs, kept, labels_for(len(probs)), fig.add_subplot(), top=12,
-                        title=f"next token after {text!r}")  # fmt: skip
-        fig.tight_layout()
+        labels, title = labels_for(len(probs)), f"next token after {text!r}"
+        p, _, labels = _check_distribution(probs, kept, labels)
+        order = np.argsort(-p, kind="stable")[: min(12, len(p))]  # plot_next_token's bars
+        tokens = [labels[i] for i in order]
+        if bars.get("V") != len(probs):  # the first bars (or another vocabulary)
+            fig = Figure(figsize=(6.5, 4.2))
+            KeptCanvas(fig)
+            ax = fig.add_subplot()
+            font = ax.yaxis.get_majorticklabels()[0].get_fontproperties()
+            probe = Text(0, 0, "", fontproperties=font, figure=fig)  # measures a token
+            bars.update(V=len(probs), fig=fig, probe=probe)
+        else:  # the bars drawn anew on the same Axes, as on a new one
+            fig = bars["fig"]
+            ax = fig.axes[0]
+            for artist in [*ax.containers, *ax.texts]:
+                artist.remove()
+            ax.ignore_existing_data_limits = True
+        plot_next_token(probs, kept, labels, ax, top=12, title=title)
+        # the bars, their numbers and the title change, and the spines are drawn over the
+        # bars; the axes stay (their limits and the tokens name the background: the tokens
+        # stay as a slider moves but for the repetition penalty)
+        for artist in [*ax.patches, *ax.texts, ax.title, *ax.spines.values()]:
+            artist.set_animated(True)
+        # What sticks out of the Axes: the tokens left of it (the widest), the x axis' tick
+        # labels (its limits) and the title (tight_layout takes its height only).
+        canvas, probe = fig.canvas, bars["probe"]
+        renderer = canvas.get_renderer()
+        widths = []
+        for token in tokens:
+            probe.set_text(token)
+            widths.append(probe.get_window_extent(renderer).width)
+        canvas.background = ax.get_xlim(), tuple(tokens)
+        canvas.layout((ax.get_xlim(), max(widths), ax.title.get_window_extent(renderer).height))
         return fig
 
     def slider(name: str, value: float, description: str):

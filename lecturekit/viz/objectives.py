@@ -31,9 +31,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from matplotlib.text import Text
 from matplotlib.ticker import NullFormatter
 
 from lecturekit.objectives import (
@@ -58,7 +60,7 @@ from lecturekit.utils.checks import (
 from lecturekit.viz.helpers import require_ipywidgets
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = [
     "OBJECTIVES",
@@ -427,7 +429,6 @@ def plot_permutation_masks(
             raise ValueError("axes must be two matplotlib Axes or None")
         fig = axes[0].figure
     labels = [f"{i + 1} {w}" for i, w in enumerate(words)]
-    chain = " \u2192 ".join(str(i + 1) for i in masks.order.tolist())
     titles = ("content stream: sees itself", "query stream: not its own token")
     for ax, mask, title in zip(axes, (masks.content, masks.query), titles, strict=True):
         plot_mask(mask, labels, ax, title=title, show="none")
@@ -443,16 +444,22 @@ def plot_permutation_masks(
             row = int(masks.order[step - 1])
             ax.add_patch(Rectangle((-0.5, row - 0.5), T, 1, fill=False, ec=ACCENT, lw=2.5))
     axes[1].set_ylabel("")
-    note = f"order: {chain}"
-    if step is not None:
-        row = int(masks.order[step - 1])
-        seen = [words[j] for j in masks.order[: step - 1].tolist()]
-        note += (f"\nstep {step}: predicting {words[row]!r} (position {row + 1}) from "
-                 f"{', '.join(seen) if seen else 'nothing (the first in the order)'}")  # fmt: skip
-    fig.suptitle(note, fontsize="medium")
+    fig.suptitle(_permutation_note(words, masks.order, step), fontsize="medium")
     if isinstance(fig, Figure):
         fig.tight_layout()
     return fig
+
+
+def _permutation_note(words: list[str], order: torch.Tensor, step: int | None) -> str:
+    """``plot_permutation_masks``' suptitle: the order as positions 1..T, and what the step-th
+    predicted token sees."""
+    note = "order: " + " \u2192 ".join(str(i + 1) for i in order.tolist())
+    if step is not None:
+        row = int(order[step - 1])
+        seen = [words[j] for j in order[: step - 1].tolist()]
+        note += (f"\nstep {step}: predicting {words[row]!r} (position {row + 1}) from "
+                 f"{', '.join(seen) if seen else 'nothing (the first in the order)'}")  # fmt: skip
+    return note
 
 
 # ------------------------------------------------------------------------------- the widgets
@@ -582,11 +589,62 @@ def permutation_widget(words: Sequence[str] | str):
         "step": w.IntSlider(value=1, min=1, max=len(words), description="step k"),
     }
 
+    T = len(words)
+    kept: dict[str, object] = {}  # the Figure (built by the first render) and its suptitle
+
     def render(seed: int, step: int) -> Figure:
-        order = sample_order(len(words), torch.Generator().manual_seed(seed))
-        return plot_permutation_masks(words, order, step=step)
+        order = sample_order(T, torch.Generator().manual_seed(seed))
+        if not kept:
+            fig = Figure(figsize=(max(7.0, 1.1 * T + 3), max(3.6, 0.5 * T + 1.6)))
+            KeptCanvas(fig)
+            plot_permutation_masks(words, order, list(fig.subplots(1, 2)), step=step)
+            suptitle = fig.suptitle(fig.get_suptitle(), fontsize="medium")  # the same Text
+            fig.axes[1].add_artist(_FigureTextStandIn(suptitle))
+            # the cells, the lines and the outline over them, the spines drawn over them and the
+            # ranks right of them change with the order; the ticks, labels and titles stay
+            for ax in fig.axes:
+                for artist in [*ax.images, *ax.collections, *ax.patches, *ax.texts,
+                               *ax.spines.values()]:  # fmt: skip
+                    artist.set_animated(True)
+            fig.canvas.background = "the panels' ticks, labels and titles"
+            kept.update(fig=fig, suptitle=suptitle)
+        else:  # another order or step: what plot_permutation_masks draws for it, in place
+            fig = kept["fig"]
+            masks = permutation_masks(order)
+            row = int(masks.order[step - 1])
+            for ax, mask in zip(fig.axes, (masks.content, masks.query), strict=True):
+                ax.images[0].set_data(mask.numpy().astype(float))
+                for text, rank in zip(ax.texts, masks.rank.tolist(), strict=True):
+                    text.set_text(f"#{int(rank) + 1}")
+                ax.patches[0].set_xy((-0.5, row - 0.5))
+            kept["suptitle"].set_text(_permutation_note(words, masks.order, step))
+        # What sticks out of the panels is the same in every setting but the suptitle (two
+        # lines; tight_layout takes its height only).
+        canvas = fig.canvas
+        canvas.layout(kept["suptitle"].get_window_extent(canvas.get_renderer()).height)
+        return fig
 
     return figure_widget(render, controls)
+
+
+class _FigureTextStandIn(Artist):
+    """Draws a Figure's text (a suptitle) among the animated artists of an Axes, so that a text
+    that changes can be drawn over a ``KeptCanvas``' kept pixels (which holds the animated
+    artists of Axes only). The text is marked animated (``Figure.draw`` leaves it out); added
+    to the last Axes above its other artists, the stand-in draws it after every panel, as
+    ``Figure.draw`` does. It takes no room in the layout (the text keeps its own place there).
+    """
+
+    def __init__(self, text: Text) -> None:
+        super().__init__()
+        self.set_in_layout(False)
+        self.set_animated(True)
+        self.set_zorder(10.0)
+        text.set_animated(True)
+        self.text = text
+
+    def draw(self, renderer: object) -> None:
+        self.text.draw(renderer)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -50,25 +50,47 @@ class _KeptConstrainedLayout(ConstrainedLayoutEngine):
 
     @staticmethod
     def _label_size(ax: Axes) -> tuple[float, float]:
-        """The width and height of the widest and tallest y tick label in view, in pixels."""
-        renderer = ax.figure.canvas.get_renderer()
-        ticks = ax.yaxis._update_ticks()  # the ticks in view, as Axis.draw gets them
-        boxes = [t.label1.get_window_extent(renderer) for t in ticks if t.label1.get_text()]
+        """The width and height of the widest and tallest y tick label in view, in pixels. The
+        ticks as drawing sets them (each at its value, its words from its formatter, major then
+        minor); in view: at a value within the limits, to 1e-10 of their span on the axis'
+        scale."""
+        renderer = ax.get_figure(root=True).canvas.get_renderer()
+        axis = ax.yaxis
+        scale = axis.get_transform()
+        low, high = sorted(scale.transform(axis.get_view_interval()))
+        close = 1e-10 * (high - low)
+        boxes = []
+        for locs, formatter, get_ticks in (
+            (axis.get_majorticklocs(), axis.get_major_formatter(), axis.get_major_ticks),
+            (axis.get_minorticklocs(), axis.get_minor_formatter(), axis.get_minor_ticks),
+        ):
+            words_of = formatter.format_ticks(locs)
+            for tick, loc, words in zip(get_ticks(len(locs)), locs, words_of, strict=True):
+                tick.update_position(loc)
+                tick.label1.set_text(words)
+                if words and low - close <= scale.transform(loc) <= high + close:
+                    boxes.append(tick.label1.get_window_extent(renderer))
         return max((b.width for b in boxes), default=0.0), max((b.height for b in boxes),
                                                                default=0.0)  # fmt: skip
 
+    @staticmethod
+    def _place(ax: Axes, position: object) -> None:
+        """Put the Axes at ``position`` and keep it in the layout (``set_position`` alone takes
+        it out)."""
+        ax.set_position(position)
+        ax.set_in_layout(True)
+
     def execute(self, fig: Figure) -> None:
         (ax,) = fig.axes
-        # (Axes._set_position: the public set_position would take the Axes out of the layout)
         start = ax.get_subplotspec().get_position(fig)  # where a new Figure's Axes is
-        ax._set_position(start)
+        self._place(ax, start)
         size = self._label_size(ax)
         kept = self._kept.get(size)
         if kept is not None:
-            ax._set_position(kept[0])
+            self._place(ax, kept[0])
             if self._label_size(ax) == kept[1]:
                 return
-            ax._set_position(start)
+            self._place(ax, start)
         super().execute(fig)
         self._kept[size] = ax.get_position(), self._label_size(ax)
 

@@ -240,12 +240,6 @@ def _reach_left(ax: Axes, renderer: object) -> float:
     return ax.get_window_extent(renderer).x0 - ax.yaxis.get_tightbbox(renderer).x0
 
 
-def _title_rise(ax: Axes, renderer: object) -> float:
-    """How far an Axes' title rises above the panel, in pixels: all of it that ``tight_layout``
-    measures (it takes a title as one pixel wide)."""
-    return ax.title.get_window_extent(renderer).y1 - ax.get_window_extent(renderer).y1
-
-
 def _mark_alignment(ax: Axes, align: Sequence[int]) -> None:
     for j, i in enumerate(align):
         ax.add_patch(
@@ -431,6 +425,7 @@ def scoring_widget(
     heatmaps = {name: _softmax(arr) for name, arr in arrays.items()}  # every query's weights
     annotated = max(Tq, Tk) <= 12  # plot_attention writes the weights in the cells
     kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
+    reaches: list[float] = []  # how far the weights' ticks reach left (read once)
 
     def draw_heatmap(ax_h: Axes, score: str) -> None:
         """The score's weights, all queries (in place of the heatmap drawn before)."""
@@ -441,6 +436,15 @@ def scoring_widget(
         ax_h.tick_params(labelsize=8 if max(Tq, Tk) <= 20 else 6)
         for artist in [*ax_h.images, *ax_h.texts]:
             artist.set_animated(True)
+
+    def cell_words(image: object, score: str) -> list[tuple[str, str]]:
+        """plot_heatmap's words on the cells of the score's weights: each value (``fmt``) in
+        black on a light cell, white on a dark one."""
+        arr = heatmaps[score]
+        rgba = image.cmap(image.norm(arr))
+        light = 0.2126 * rgba[..., 0] + 0.7152 * rgba[..., 1] + 0.0722 * rgba[..., 2] > 0.5
+        return [(format(v, ".2f"), "black" if lit else "white")
+                for v, lit in zip(arr.flat, light.flat, strict=True)]  # fmt: skip
 
     def build(score: str, query: int) -> Figure:
         """The Figure with its panels; the artists the controls change are marked animated."""
@@ -487,11 +491,12 @@ def scoring_widget(
         ax_s.dataLim.intervaly = min(0.0, values.min()), max(0.0, values.max())
         ax_s.autoscale_view()
         ax_s.set_title(f"{score}, {query_name} {query} ({q_labels[query]}): scores", fontsize=11)
-        if annotated:  # the numbers in the cells change with the weights: draw it anew
-            draw_heatmap(ax_h, score)
-        else:
-            ax_h.images[0].set_data(heatmaps[score])
-            ax_h.set_title(f"{score}: all weights")
+        image = ax_h.images[0]
+        image.set_data(heatmaps[score])
+        if annotated:  # the numbers in the cells, as plot_heatmap writes them
+            for text, (value, colour) in zip(ax_h.texts, cell_words(image, score), strict=True):
+                text.set(text=value, color=colour)
+        ax_h.set_title(f"{score}: all weights")
         ax_h.patches[0].set_y(query - 0.5)
         # The layout depends on the words around the panels; the keys' and queries' labels and
         # the weights' ticks stay. The scores' value ticks (read as a new Figure has them,
@@ -500,9 +505,12 @@ def scoring_widget(
         canvas = fig.canvas
         canvas.reset_layout()
         renderer = canvas.get_renderer()
-        reach, below = (_reach_left(ax, renderer) for ax in (ax_s, ax_w))
-        canvas.layout((reach if reach > below else None, _title_rise(ax_s, renderer),
-                       _title_rise(ax_h, renderer)))  # fmt: skip
+        reach = _reach_left(ax_s, renderer)
+        if not reaches:  # the weights' (0..1, the same in every setting), read once
+            reaches.append(_reach_left(ax_w, renderer))
+        below = reaches[0]
+        canvas.layout((reach if reach > below else None, KeptCanvas.title_rise(ax_s, renderer),
+                       KeptCanvas.title_rise(ax_h, renderer)))  # fmt: skip
         canvas.background = "the keys and queries"  # the same in every setting
         return fig
 
@@ -573,6 +581,27 @@ def plot_translation(
     n, s = len(hyp), len(source)
     if fig is None:
         fig = Figure(figsize=(10, 10))
+    fig.text(0.02, 0.985, _translation_text(source, reference, outputs), **_TEXT_STYLE)
+    ax = fig.add_axes((0.13, 0.08, 0.8, 0.6))  # fixed place below the text
+    plot_attention(arr[:n, :s], hyp, source, ax, annotate=False, colorbar=True,
+                   title=f"attention while translating ({s} source words)")  # fmt: skip
+    ax.tick_params(labelsize=_tick_size(s))
+    ax.set(xlabel="source word", ylabel="output word")
+    return fig
+
+
+_TEXT_STYLE = {"va": "top", "ha": "left", "fontsize": 8.5, "family": "monospace"}
+
+
+def _tick_size(s: int) -> int:
+    """plot_translation's tick labels' size for ``s`` source words."""
+    return 6 if s > 45 else 7 if s > 25 else 9
+
+
+def _translation_text(
+    source: Sequence[str], reference: Sequence[str], outputs: Mapping[str, Sequence[str]]
+) -> str:
+    """plot_translation's text: the source, the reference and each output with its verdict."""
     lines = []
     rows = [("source", source, False), ("reference", reference, False)]
     rows += [(label, words, True) for label, words in outputs.items()]
@@ -580,14 +609,7 @@ def plot_translation(
         mark = "  " + _verdict(words, reference) if judged else ""
         lines.append(textwrap.fill(f"{label:>12s}: " + " ".join(words) + mark, 124,
                                    subsequent_indent=" " * 14))  # fmt: skip
-    fig.text(0.02, 0.985, "\n".join(lines), va="top", ha="left", fontsize=8.5,
-             family="monospace")  # fmt: skip
-    ax = fig.add_axes((0.13, 0.08, 0.8, 0.6))  # fixed place below the text
-    plot_attention(arr[:n, :s], hyp, source, ax, annotate=False, colorbar=True,
-                   title=f"attention while translating ({s} source words)")  # fmt: skip
-    ax.tick_params(labelsize=6 if s > 45 else 7 if s > 25 else 9)
-    ax.set(xlabel="source word", ylabel="output word")
-    return fig
+    return "\n".join(lines)
 
 
 def translation_widget(
@@ -614,7 +636,7 @@ def translation_widget(
 
     Lecture 01.
     """
-    from lecturekit.viz.widgets import figure_widget
+    from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
     if isinstance(pairs, str) or not isinstance(pairs, Sequence) or not pairs:
         raise ValueError(f"pairs must be a non-empty list of Pair, got {type(pairs).__name__}")
@@ -637,11 +659,56 @@ def translation_widget(
         _check_translation(pair.src, pair.tgt, {k: v[r] for k, v in translations.items()},
                            maps[r], f" (pair {r})")  # fmt: skip
     w = require_ipywidgets()
+    kept: list = []  # the Figure (built by the first render) and its tick labels' size
+
+    def build(r: int) -> Figure:
+        """plot_translation's Figure with its text drawn by the heatmap's Axes (where it can be
+        animated; it meets no other artist, so the pixels are the same); what a sentence
+        changes is marked animated. The colour bar (0..1) and the panel's place stay."""
+        outputs = {label: list(v[r]) for label, v in translations.items()}
+        fig = plot_translation(list(pairs[r].src), list(pairs[r].tgt), outputs, maps[r],
+                               Figure(figsize=(10, 10)))  # fmt: skip
+        KeptCanvas(fig)
+        text = fig.texts[0]
+        text.remove()
+        ax = fig.axes[0]
+        ax.text(*text.get_position(), text.get_text(), transform=fig.transFigure, clip_on=False,
+                **_TEXT_STYLE)  # fmt: skip
+        longest = max(len(p.src) for p in pairs), max(len(v[i]) for v in translations.values()
+                                                      for i in range(len(pairs)))  # fmt: skip
+        ax.xaxis.get_major_ticks(longest[0])  # made now, not when a sentence first grows
+        ax.yaxis.get_major_ticks(longest[1])
+        for artist in (*ax.images, *ax.texts, ax.title, ax.xaxis, ax.yaxis,
+                       *ax.spines.values()):  # fmt: skip
+            artist.set_animated(True)
+        return fig
 
     def render(sentence: int) -> Figure:
         r = sentence - 1
+        if not kept:
+            kept[:] = build(r), _tick_size(len(pairs[r].src))
+        fig = kept[0]
+        ax = fig.axes[0]
+        source, reference = list(pairs[r].src), list(pairs[r].tgt)
         outputs = {label: list(v[r]) for label, v in translations.items()}
-        return plot_translation(list(pairs[r].src), list(pairs[r].tgt), outputs, maps[r])
+        hyp = list(outputs.values())[-1]
+        n, s = len(hyp), len(source)
+        ax.texts[0].set_text(_translation_text(source, reference, outputs))
+        # as plot_translation (plot_attention, plot_heatmap) draws a new one
+        image = ax.images[0]
+        image.set_data(to_numpy("weights", maps[r], 2)[:n, :s].astype(float))
+        ax.ignore_existing_data_limits = True  # the limits: this sentence's only
+        image.set_extent((-0.5, s - 0.5, n - 0.5, -0.5))
+        ax.set_xticks(range(s))
+        ax.set_xticklabels(source, rotation=45, ha="right")
+        ax.set_yticks(range(n))
+        ax.set_yticklabels(hyp, rotation=0, ha="right")
+        ax.set_title(f"attention while translating ({s} source words)")
+        if _tick_size(s) != kept[1]:  # (it sets every tick's labels, the unused ones too)
+            ax.tick_params(labelsize=_tick_size(s))
+            kept[1] = _tick_size(s)
+        fig.canvas.background = "the colour bar"  # the same in every sentence
+        return fig
 
     slider = w.IntSlider(value=sentence, min=1, max=len(pairs), description="sentence")
     return figure_widget(render, {"sentence": slider})

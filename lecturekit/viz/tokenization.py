@@ -222,16 +222,31 @@ def bpe_merges_widget(
         }
         return title, vocab, rows
 
+    kept: list[Figure] = []  # the Figure, built by the first render and then drawn on again
+
     def render(merges_done: int) -> Figure:
         title, vocab, rows = state(merges_done)
-        fig = Figure(figsize=(10, 0.5 * len(words) + 1.9))
-        top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 0.5 * len(words)])
-        top.text(0, 0.75, title, fontweight="bold", va="center")
-        top.text(0, 0.2, vocab, va="center", wrap=True)
-        top.axis("off")
-        plot_segmentations(rows, bottom)
-        fig.subplots_adjust(left=0.16, right=0.98, top=0.97, bottom=0.03, hspace=0.1)
-        return fig
+        if not kept:
+            fig = Figure(figsize=(10, 0.5 * len(words) + 1.9))
+            KeptCanvas(fig)
+            top, bottom = fig.subplots(2, 1, height_ratios=[1.1, 0.5 * len(words)])
+            top.text(0, 0.75, title, fontweight="bold", va="center")
+            top.text(0, 0.2, vocab, va="center", wrap=True)
+            top.axis("off")
+            plot_segmentations(rows, bottom)
+            fig.subplots_adjust(left=0.16, right=0.98, top=0.97, bottom=0.03, hspace=0.1)
+            # the same layout and words' labels in every setting: the background
+            fig.canvas.background = "the words' labels"
+            kept.append(fig)
+        else:
+            top, bottom = kept[0].axes
+            for text, words_now in zip(top.texts, (title, vocab), strict=True):
+                text.set_text(words_now)
+            _plot_segmentations(rows, bottom, redraw=True)
+        # what the merges change: the two lines on top, the pieces and their boxes
+        for artist in (*top.texts, *bottom.patches, *bottom.texts):
+            artist.set_animated(True)
+        return kept[0]
 
     def alt(merges_done: int) -> str:
         title, vocab, rows = state(merges_done)

@@ -38,7 +38,7 @@ from lecturekit.utils.checks import check_index, check_non_negative_int, check_p
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.plots import plot_attention, plot_lines, plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = [
     "plot_architecture",
@@ -149,6 +149,20 @@ def plot_architecture(num_layers: int = 2, ax: Axes | None = None) -> Axes:
     return ax
 
 
+def _check_align(align: Sequence[int], src_words: Sequence[str], tgt_words: Sequence[str]) -> None:
+    if len(align) != len(tgt_words):
+        raise ValueError(f"align has {len(align)} entries for {len(tgt_words)} target words")
+    for j, i in enumerate(align):
+        check_index(f"align[{j}]", i, len(src_words))
+
+
+def _draw_alignment(ax: Axes, align: Sequence[int]) -> None:
+    """The true alignment as boxes, and its legend (below the diagonal: no weights there)."""
+    ax.scatter(list(align), range(len(align)), marker="s", s=60, facecolors="none",
+               edgecolors=ACCENT, linewidths=1.5, label="true alignment")  # fmt: skip
+    ax.legend(loc="lower left", frameon=True)
+
+
 def plot_alignment(
     weights: torch.Tensor | np.ndarray,
     src_words: Sequence[str],
@@ -167,17 +181,12 @@ def plot_alignment(
     Lecture 10 (and 01); Bahdanau et al. 2015 Figure 3.
     """
     if align is not None:
-        if len(align) != len(tgt_words):
-            raise ValueError(f"align has {len(align)} entries for {len(tgt_words)} target words")
-        for j, i in enumerate(align):
-            check_index(f"align[{j}]", i, len(src_words))
+        _check_align(align, src_words, tgt_words)
     ax = plot_attention(weights, list(tgt_words), list(src_words), ax, annotate=False,
                         colorbar=colorbar)  # fmt: skip
     ax.set_title(title)
     if align is not None:
-        ax.scatter(list(align), range(len(align)), marker="s", s=60, facecolors="none",
-                   edgecolors=ACCENT, linewidths=1.5, label="true alignment")  # fmt: skip
-        ax.legend(loc="lower left", frameon=True)  # below the diagonal: no weights there
+        _draw_alignment(ax, align)
     ax.set_xticks(range(len(src_words)), list(src_words), rotation=90, ha="center")
     ax.set(xlabel="source word (attended to)", ylabel="target word (produced)")
     return ax
@@ -388,6 +397,7 @@ def _check_widget_args(examples: Mapping[str, tuple], num_layers: int, num_heads
         if not isinstance(example, (tuple, list)) or len(example) != 4:
             raise ValueError(f"examples[{label!r}] must be (src_words, tgt_words, align, "
                              f"weights), got {example!r:.80}")  # fmt: skip
+        _check_align(example[2], example[0], example[1])
 
 
 def translation_attention_widget_grid(
@@ -426,25 +436,59 @@ def translation_attention_widget(examples: Mapping[str, tuple], num_layers: int,
     _check_widget_args(examples, num_layers, num_heads)
     w = require_ipywidgets()
 
+    kept: dict[str, object] = {}  # the Figure (built by the first render) and its tick labels
+
     def render(sentence: str, kind: str, layer: int, head: str) -> Figure:
         src, tgt, align, weights = examples[sentence]
         maps = getattr(weights, ATTENTION_KINDS[kind])[layer - 1][0]  # (H, Tq, Tk)
         m = maps.mean(0) if head == "mean" else maps[int(head) - 1]
         tgt_in = ["<bos>", *tgt]  # decoder positions: the word read -> the word produced
-        rows = {"encoder": list(src), "decoder_self": tgt_in}
-        cols = {"encoder": list(src), "decoder_self": tgt_in}
+        rows = {"encoder": list(src), "decoder_self": tgt_in, "cross": list(tgt)}
+        cols = {"encoder": list(src), "decoder_self": tgt_in, "cross": list(src)}
         key = ATTENTION_KINDS[kind]
-        fig = Figure(figsize=(7.5, 6.6))
-        ax = fig.add_subplot()
         title = f"{kind}, layer {layer}, {'mean of heads' if head == 'mean' else 'head ' + head}"
         if key == "cross":  # the rows that produce the target words (not the final <eos>)
-            plot_alignment(m[: len(tgt)], src, tgt, align, ax, title=title)
-        else:
-            plot_attention(m, rows[key], cols[key], ax, annotate=False, colorbar=True,
-                           title=title)  # fmt: skip
+            m = m[: len(tgt)]
+        if not kept:  # drawn as a new Figure would be, then updated in place
+            fig = Figure(figsize=(7.5, 6.6))
+            KeptCanvas(fig)
+            ax = fig.add_subplot()
+            plot_attention(m, rows[key], cols[key], ax, annotate=False, colorbar=True)
+            ax.tick_params(labelsize=8)
+            for artist in (ax.images[0], *ax.spines.values(), ax.title):
+                artist.set_animated(True)  # what a head or layer changes; the spines over it
+            kept.update(fig=fig, ticks=None)
+        fig = kept["fig"]
+        ax = fig.axes[0]
+        for artist in [*ax.collections, *([ax.legend_] if ax.legend_ else [])]:
+            artist.remove()  # the true alignment (cross-attention only)
+        image = ax.images[0]
+        arr = np.asarray(m.detach() if isinstance(m, torch.Tensor) else m, dtype=float)
+        image.set_data(arr)
+        image.set_extent((-0.5, arr.shape[1] - 0.5, arr.shape[0] - 0.5, -0.5))  # as imshow
+        ax.relim()  # the data limits of the new map only, as on a new Axes
+        if kept["ticks"] != (key, sentence):  # as plot_attention sets them
+            ax.set_xticks(range(len(cols[key])))
+            ax.set_xticklabels(cols[key], rotation=45, ha="right")
+            ax.set_yticks(range(len(rows[key])))
+            ax.set_yticklabels(rows[key], rotation=0, ha="right")
             ax.set_xticks(range(len(cols[key])), cols[key], rotation=90, ha="center")
-        ax.tick_params(labelsize=8)
-        fig.tight_layout()
+            kept["ticks"] = key, sentence
+        if key == "cross":  # as plot_alignment draws it
+            _draw_alignment(ax, align)
+            for artist in (ax.collections[0], ax.legend_):
+                artist.set_animated(True)  # over the map
+            ax.set(xlabel="source word (attended to)", ylabel="target word (produced)")
+        else:
+            ax.set(xlabel="key (attended to)", ylabel="query")
+        ax.set_title(title)
+        # The layout depends on the tick labels (sentence and kind), the axis labels (kind)
+        # and the title's height, measured where a new Figure measures them.
+        canvas = fig.canvas
+        canvas.reset_layout()
+        height = ax.title.get_window_extent(canvas.get_renderer()).height
+        canvas.layout((key, sentence, height))
+        canvas.background = key, sentence  # the tick labels, axis labels and colour bar
         return fig
 
     controls = {

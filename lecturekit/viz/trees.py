@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import partial
 
@@ -35,7 +36,7 @@ from lecturekit.decoding import BeamTrace, Hypothesis, StepFn, TraceNode, beam_s
 from lecturekit.utils.checks import check_positive_int
 from lecturekit.viz.helpers import require_ipywidgets
 from lecturekit.viz.style import ACCENT
-from lecturekit.viz.widgets import figure_widget
+from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
 __all__ = ["plot_beam_tree", "beam_tree_figure", "beam_widget", "beam_widget_grid"]
 
@@ -46,6 +47,9 @@ _FADED = 0.35  # alpha of pruned nodes and edges
 # Edges leave and enter the boxes horizontally (arms in points): they never cross the score
 # written above a node. armA is at the child's end.
 _EDGE_STYLE = "arc,angleA=180,armA=20,angleB=0,armB=10,rad=4"
+
+
+_KEPT_TREES = 6  # Figures beam_widget keeps (each a few MB of pixels), most recent first
 
 
 def _labeller(vocab: object, trace: BeamTrace) -> Callable[[int], str]:
@@ -245,6 +249,42 @@ def _result(trace: BeamTrace, node_id: int) -> Hypothesis:
     return Hypothesis(tuple(node.token for node in path[1:]), path[-1].score, path[-1].finished)
 
 
+def _ranking(trace: BeamTrace, label: Callable[[int], str]) -> list[str]:
+    """The lines of the final ranking: each returned hypothesis, best first, with its raw
+    score and (alpha not 0) its normalised score."""
+    alpha = trace.length_penalty
+    hyps = [_result(trace, node_id) for node_id in trace.results]
+    words = [" ".join(label(token) for token in hyp.tokens) for hyp in hyps]
+    width = max((len(w) for w in words), default=0)
+    lines = []
+    for rank, (hyp, text) in enumerate(zip(hyps, words, strict=True), start=1):
+        line = f"{rank}. {text:<{width}}  log P = {hyp.score:6.2f}"
+        if alpha != 0:
+            line += f"   log P / |Y|^{alpha:g} = {hyp.normalized_score(alpha):6.2f}"
+        lines.append(line + ("" if hyp.finished else "  (unfinished)"))
+    return lines
+
+
+def _ranking_header(trace: BeamTrace) -> str:
+    by = "log P / |Y|^α" if trace.length_penalty != 0 else "log P (sum of the log-probs)"
+    return f"returned, best first by {by}:"
+
+
+def _title(trace: BeamTrace) -> str:
+    return f"Beam search, k = {trace.beam_size}, α = {trace.length_penalty:g}"
+
+
+def _figure_size(
+    trace: BeamTrace, lines: Sequence[str], show_pruned: bool
+) -> tuple[float, float, float]:
+    """The heights (inches) of the tree and of the ranking, and the width of the figure."""
+    y = _layout([node for node in trace.nodes if node.kept or show_pruned])
+    tree_w, tree_h = _tree_size(trace, y)
+    rank_h = 0.3 + 0.24 * (len(lines) + 1)
+    chars = max((len(line) for line in lines), default=0)
+    return tree_h, rank_h, max(tree_w, 0.085 * chars + 0.6)
+
+
 def beam_tree_figure(
     trace: BeamTrace,
     vocab: Sequence[str] | Callable[[int], str],
@@ -272,32 +312,17 @@ def beam_tree_figure(
         raise ValueError(f"trace must be a BeamTrace (beam_search(..., trace=True)), got {trace!r}")
     if not isinstance(show_pruned, bool):
         raise ValueError(f"show_pruned must be a bool, got {show_pruned!r}")
-    label = _labeller(vocab, trace)
-    alpha = trace.length_penalty
-    hyps = [_result(trace, node_id) for node_id in trace.results]
-    words = [" ".join(label(token) for token in hyp.tokens) for hyp in hyps]
-    width = max((len(w) for w in words), default=0)
-    lines = []
-    for rank, (hyp, text) in enumerate(zip(hyps, words, strict=True), start=1):
-        line = f"{rank}. {text:<{width}}  log P = {hyp.score:6.2f}"
-        if alpha != 0:
-            line += f"   log P / |Y|^{alpha:g} = {hyp.normalized_score(alpha):6.2f}"
-        lines.append(line + ("" if hyp.finished else "  (unfinished)"))
-
-    y = _layout([node for node in trace.nodes if node.kept or show_pruned])
-    tree_w, tree_h = _tree_size(trace, y)
-    rank_h = 0.3 + 0.24 * (len(lines) + 1)
-    chars = max((len(line) for line in lines), default=0)
-    fig = Figure(figsize=(max(tree_w, 0.085 * chars + 0.6), tree_h + rank_h), layout="constrained")
+    lines = _ranking(trace, _labeller(vocab, trace))
+    tree_h, rank_h, width = _figure_size(trace, lines, show_pruned)
+    fig = Figure(figsize=(width, tree_h + rank_h), layout="constrained")
     ax_tree, ax_rank = fig.subplots(2, 1, height_ratios=[tree_h, rank_h])
     if title is None:
-        title = f"Beam search, k = {trace.beam_size}, α = {alpha:g}"
+        title = _title(trace)
     plot_beam_tree(trace, vocab, ax_tree, title=title, show_pruned=show_pruned)
 
     ax_rank.set_axis_off()
-    by = "log P / |Y|^α" if alpha != 0 else "log P (sum of the log-probs)"
     step_y = 1 / (len(lines) + 1)
-    ax_rank.text(0, 1, f"returned, best first by {by}:", va="top", fontsize=10)
+    ax_rank.text(0, 1, _ranking_header(trace), va="top", fontsize=10)
     for i, line in enumerate(lines, start=1):
         ax_rank.text(
             0,
@@ -381,8 +406,49 @@ def beam_widget(
             )
             _labeller(vocab, traces[k, alpha])  # a vocab too short raises now, not on a click
 
+    label = _labeller(vocab, traces[sizes[0], alphas[0]])
+    # One Figure per tree drawn (k, show pruned, its nodes, best path, size), made on its first
+    # visit and kept (KeptCanvas): the tree stays as pixels, only the title and the ranking
+    # change with alpha. Its layout is the constrained one a new Figure gets, recomputed on
+    # every redraw from where a new Figure starts; the tree's boxes lie inside its panel (they
+    # never stick out: they do not move the layout) and are left out of it, so it measures
+    # only the texts around the panels.
+    kept: OrderedDict[tuple, tuple[Figure, object]] = OrderedDict()  # the last _KEPT_TREES
+
     def render(beam_size: int, length_penalty: float, show_pruned: bool) -> Figure:
-        return beam_tree_figure(traces[beam_size, length_penalty], vocab, show_pruned=show_pruned)
+        trace = traces[beam_size, length_penalty]
+        lines = _ranking(trace, label)
+        tree = tuple((n.id, n.parent, n.token, n.score, n.kept, n.finished) for n in trace.nodes)
+        best = trace.results[0] if trace.results else None
+        key = (beam_size, show_pruned, tree, best, _figure_size(trace, lines, show_pruned))
+        if key not in kept:
+            fig = beam_tree_figure(trace, vocab, show_pruned=show_pruned)
+            KeptCanvas(fig)
+            engine = fig.get_layout_engine()
+            fig.set_layout_engine("none")  # the layout is run by render, not by the draw
+            ax_tree, ax_rank = fig.axes
+            for text in ax_tree.texts:  # the nodes and their scores
+                text.set_in_layout(False)
+            ax_tree.title.set_animated(True)
+            for text in ax_rank.texts:
+                text.set_animated(True)
+            kept[key] = fig, engine
+            while len(kept) > _KEPT_TREES:
+                kept.popitem(last=False)
+        kept.move_to_end(key)
+        fig, engine = kept[key]
+        ax_tree, ax_rank = fig.axes
+        ax_tree.set_title(_title(trace))
+        for text, line in zip(ax_rank.texts, [_ranking_header(trace), *lines], strict=True):
+            text.set_text(line)
+        for ax in fig.axes:  # where a new Figure's layout starts from
+            ax.set_position(ax.get_subplotspec().get_position(fig))
+            ax.set_in_layout(True)  # (set_position takes it out)
+        engine.execute(fig)
+        ax_tree.get_tightbbox(fig.canvas.get_renderer(), bbox_extra_artists=[])  # title place
+        positions = tuple(tuple(ax.get_position().bounds) for ax in fig.axes)
+        fig.canvas.background = positions, ax_tree.title.get_position()
+        return fig
 
     w = require_ipywidgets()
     controls = {

@@ -39,7 +39,6 @@ from lecturekit.utils.checks import (
 )
 from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_mask
-from lecturekit.viz.scoring import _title_rise
 from lecturekit.viz.style import palette
 from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
@@ -119,7 +118,7 @@ def logsparse_widget(n: int = 32, local: int = 0, layers: int = 1):
         canvas = fig.canvas
         canvas.reset_layout()
         renderer = canvas.get_renderer()
-        canvas.layout((n, *(_title_rise(ax, renderer) for ax in fig.axes)))
+        canvas.layout((n, *(KeptCanvas.title_rise(ax, renderer) for ax in fig.axes)))
         canvas.background = n  # the ticks
         return fig
 
@@ -189,6 +188,26 @@ def plot_act_tokens(
     return ax
 
 
+def _redraw_act_tokens(
+    ax: Axes,
+    labels: Sequence[str],
+    steps: Sequence[float] | torch.Tensor,
+    depth: Sequence[int] | torch.Tensor,
+    title: str,
+) -> None:
+    """``plot_act_tokens`` again on the Axes it drew a sequence of as many tokens on: the bars,
+    their words, the tokens, the limits and the title set in place, as it sets them."""
+    s = to_numpy("steps", steps, 1, numeric=True)
+    dp = to_numpy("depth", depth, 1, numeric=True).astype(int)
+    colours = palette()
+    for i, (bar, text) in enumerate(zip(ax.patches, ax.texts, strict=True)):
+        bar.set_height(s[i])
+        bar.set_facecolor(colours[dp[i] % len(colours)])
+        text.set(position=(i, s[i] + 0.05), text=f"d{dp[i]}")
+    ax.set_xticks(range(len(s)), list(labels))
+    ax.set(title=title, ylim=(0, max(s.max(), 1) + 0.8))
+
+
 def _token_labels(ids: torch.Tensor, n_values: int) -> list[str]:
     return [f"v{int(t)}" if t < n_values else f"→{int(t) - n_values}" for t in ids]
 
@@ -207,11 +226,33 @@ def act_widget(model: UniversalTransformer, ids: torch.Tensor, depth: torch.Tens
     n_values = model.config.num_classes
     w = require_ipywidgets()
 
+    kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
+
     def render(sequence: int) -> Figure:
-        fig = Figure(figsize=(8, 3))
-        plot_act_tokens(_token_labels(ids[sequence], n_values), steps[sequence],
-                        depth[sequence], fig.subplots(), title=f"sequence {sequence}")  # fmt: skip
-        fig.tight_layout()
+        labels = _token_labels(ids[sequence], n_values)
+        title = f"sequence {sequence}"
+        if not kept:
+            fig = Figure(figsize=(8, 3))
+            KeptCanvas(fig)
+            ax = fig.subplots()
+            plot_act_tokens(labels, steps[sequence], depth[sequence], ax, title=title)
+            # what the sequence changes: the bars, their words, the tokens under them (the x
+            # axis) and the title; and the spines, drawn over the bars
+            for artist in (*ax.patches, *ax.texts, ax.xaxis, ax.title, *ax.spines.values()):
+                artist.set_animated(True)
+            kept.append(fig)
+        else:
+            _redraw_act_tokens(kept[0].axes[0], labels, steps[sequence], depth[sequence], title)
+        fig = kept[0]
+        (ax,) = fig.axes
+        # The layout depends on the words around the panel: the steps' ticks (the limits) and
+        # the tokens under it, measured where a new Figure's panel is (the title, one line as
+        # high in every sequence, and the labels stay; the bars and their words lie inside).
+        canvas = fig.canvas
+        canvas.reset_layout()
+        below = ax.xaxis.get_tightbbox(canvas.get_renderer(), for_layout_only=True)
+        canvas.layout((ax.get_ylim(), below.bounds))
+        canvas.background = ax.get_ylim()  # the steps' ticks
         return fig
 
     slider = w.IntSlider(value=0, min=0, max=ids.shape[0] - 1, description="sequence")

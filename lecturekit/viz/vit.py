@@ -56,6 +56,7 @@ __all__ = [
     "plot_patch_sequence",
     "plot_position_similarity",
     "plot_cls_attention",
+    "plot_ink_outline",
     "attention_overview",
     "vit_attention_widget",
     "vit_attention_widget_grid",
@@ -201,8 +202,9 @@ def plot_position_similarity(
     return fig
 
 
-def _outline(ax: Axes, img: np.ndarray, level: float = 0.4) -> None:
-    """Draw the outline of the ink (grey image > level * max) in white edged with black."""
+def plot_ink_outline(ax: Axes, img: np.ndarray, level: float = 0.4) -> None:
+    """Draw the outline of the ink (grey image > level * max) in white edged with black, as
+    ``plot_cls_attention`` does over a grey image's map."""
     up = torch.nn.functional.interpolate(
         torch.as_tensor(img, dtype=torch.float32)[None, None], scale_factor=4, mode="bilinear"
     )[0, 0]  # (H, W) -> (4H, 4W): a smoother line than the pixel grid
@@ -248,7 +250,7 @@ def plot_cls_attention(
     shown = ax.imshow(amap, cmap=ATTENTION_CMAP, vmin=0, vmax=top, extent=extent,
                       alpha=alpha if img.ndim == 3 else None, interpolation="nearest")  # fmt: skip
     if img.ndim == 2:
-        _outline(ax, img)
+        plot_ink_outline(ax, img)
     if colorbar:
         ax.figure.colorbar(shown, ax=ax, shrink=0.8, label="attention")
     ax.set(xticks=[], yticks=[], xlim=(-0.5, W - 0.5), ylim=(H - 0.5, -0.5), title=title)
@@ -404,7 +406,7 @@ def vit_attention_widget(
                 ax1.images[0].set_clim(0, img.max())  # as imshow scales a grey image
                 for outline in ax2.collections:
                     outline.remove()
-                _outline(ax2, img)
+                plot_ink_outline(ax2, img)
             ax1.set_title(caption)
             kept["image"] = image
         # The layout depends on the titles' heights (tight_layout narrows a title to one pixel)

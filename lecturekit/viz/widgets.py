@@ -191,6 +191,13 @@ class KeptCanvas(FigureCanvasAgg):
             self._layouts[key] = params
         self.figure.subplots_adjust(**params)
 
+    @staticmethod
+    def title_rise(ax: Axes, renderer: object) -> float:
+        """How far an Axes' title rises above its panel, in pixels: all of the title that
+        ``tight_layout`` measures (it takes a title as one pixel wide), so a part of a layout
+        key where a title's height can change."""
+        return ax.title.get_window_extent(renderer).y1 - ax.get_window_extent(renderer).y1
+
     def keep_cells(
         self, cells: Sequence[tuple[tuple[int, int, int, int], object, Sequence[Artist]]]
     ) -> None:
@@ -659,13 +666,29 @@ def scaling_widget(
     pairs = {d: (torch.randn(d, generator=g), torch.randn(num_keys, d, generator=g)) for d in dims}
     labels = [f"k{i + 1}" for i in range(num_keys)]
 
+    kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
+
     def render(d_k: int, scaled: bool) -> Figure:
         q, K = pairs[d_k]
         scores = K @ q / (math.sqrt(d_k) if scaled else 1.0)  # (n, d) @ (d,) -> (n,)
-        fig = Figure(figsize=(5.5, 3.2))
         title = f"d_k = {d_k}: softmax(q·k{' / √d_k' if scaled else ''})"
-        plot_bars(torch.softmax(scores, 0), labels, fig.add_subplot(), title=title, ylabel="weight")
-        fig.tight_layout()
+        weights = torch.softmax(scores, 0)
+        if not kept:
+            fig = Figure(figsize=(5.5, 3.2))
+            KeptCanvas(fig)
+            ax = plot_bars(weights, labels, fig.add_subplot(), title=title, ylabel="weight")
+            # the bars and their values, the title, and the spines drawn over the bars
+            for artist in (*ax.patches, ax.title, *ax.spines.values()):
+                artist.set_animated(True)
+            kept.append(fig)
+        fig = kept[0]
+        ax = fig.axes[0]
+        _set_bars(ax, weights, ".2f")
+        ax.set_title(title)
+        # The layout: the keys' labels and the weights' ticks (0..1) stay and the values stay
+        # inside the panel; the title counts by its height, which its "√" raises.
+        fig.canvas.layout(scaled)
+        fig.canvas.background = "the keys and weights"
         return fig
 
     return figure_widget(
@@ -675,6 +698,21 @@ def scaling_widget(
             "scaled": w.Checkbox(value=False, description="divide by √d_k"),
         },
     )
+
+
+def _set_bars(ax: Axes, values: object, fmt: str) -> None:
+    """The bars ``plot_bars`` drew on ``ax`` set to ``values`` (as it draws them: the heights,
+    the values written above them), the values' texts marked animated."""
+    arr = check_numbers("values", to_numpy("values", values, 1))
+    bars = ax.containers[0]
+    for bar, height in zip(bars, arr, strict=True):
+        bar.set_height(height)
+    bars.datavalues = arr  # (bar_label reads which side of 0 each bar is on)
+    for text in [*ax.texts]:  # the values written for the previous setting
+        text.remove()
+    ax.bar_label(bars, labels=[format(v, fmt) for v in arr], padding=2, fontsize="small")
+    for text in ax.texts:
+        text.set_animated(True)
 
 
 def head_widget(weights: torch.Tensor, labels: Sequence[str]):
@@ -697,19 +735,33 @@ def head_widget(weights: torch.Tensor, labels: Sequence[str]):
     check_labels("labels", labels, arr.shape[-1])
     L, H = arr.shape[:2]
 
+    annotate = arr.shape[-1] <= 8  # numbers overlap beyond ~8 columns at this size
+    kept: list[Figure] = []  # the Figure (unless annotated), built by the first render
+
     def render(layer: int, head: int) -> Figure:
-        fig = Figure(figsize=(5.2, 4.4))
         title = f"head {head}" if L == 1 else f"layer {layer}, head {head}"
-        plot_attention(
-            arr[layer - 1, head - 1],
-            labels,
-            labels,
-            fig.add_subplot(),
-            title=title,
-            colorbar=True,
-            annotate=arr.shape[-1] <= 8,  # numbers overlap beyond ~8 columns at this size
-        )
-        fig.tight_layout()
+        if annotate or not kept:  # (numbers on the cells: a new Figure for every map)
+            fig = Figure(figsize=(5.2, 4.4))
+            if not annotate:
+                KeptCanvas(fig)
+            ax = fig.add_subplot()
+            plot_attention(arr[layer - 1, head - 1], labels, labels, ax, title=title,
+                           colorbar=True, annotate=annotate)  # fmt: skip
+            if annotate:
+                fig.tight_layout()
+                return fig
+            # the map, its title, and the spines drawn over the map
+            for artist in (*ax.images, ax.title, *ax.spines.values()):
+                artist.set_animated(True)
+            kept.append(fig)
+        fig = kept[0]
+        ax = fig.axes[0]
+        ax.images[0].set_data(to_numpy("weights", arr[layer - 1, head - 1], 2).astype(float))
+        ax.set_title(title)  # (as plot_heatmap draws the map: in float64)
+        # The layout: the tokens' labels and the colour bar (0..1) stay, and the title counts
+        # by its height, the same in every setting.
+        fig.canvas.layout(None)
+        fig.canvas.background = "the tokens and the colour bar"
         return fig
 
     controls = {

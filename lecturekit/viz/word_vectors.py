@@ -116,14 +116,33 @@ def neighbour_widget(vectors: torch.Tensor, vocab: WordVocab, words: Sequence[st
     if not words:
         raise ValueError("words must hold at least one word")
     check_positive_int("k", k)
-    for w in words:  # every choice must draw
-        nearest_words(vectors, vocab, w, k)
+    # every choice must draw: each word's neighbours, found once
+    neighbours = {w: _check_neighbours(nearest_words(vectors, vocab, w, k)) for w in words}
     widgets = require_ipywidgets()
     controls = {"word": widgets.Dropdown(options=words, value=words[0], description="word")}
+    kept: list[Figure] = []  # the Figure, built by the first render and then updated in place
 
     def render(word: str) -> Figure:
-        fig = Figure(figsize=(5, 0.35 * k + 1), layout="constrained")
-        plot_neighbours(nearest_words(vectors, vocab, word, k), word, fig.add_subplot())
+        pairs = neighbours[word]
+        if not kept:
+            fig = Figure(figsize=(5, 0.35 * k + 1), layout="constrained")
+            plot_neighbours(pairs, word, fig.add_subplot())
+            kept.append(fig)
+            return fig
+        fig = kept[0]  # the same drawn again, as plot_neighbours draws it (its layout too)
+        ax = fig.axes[0]
+        labels = [w for w, _ in pairs][::-1]
+        values = [c for _, c in pairs][::-1]
+        bars = ax.containers[0]
+        for bar, value in zip(bars, values, strict=True):
+            bar.set_width(value)
+        bars.datavalues = np.asarray(values, dtype=float)  # (bar_label reads their signs)
+        for text in [*ax.texts]:  # the previous word's values
+            text.remove()
+        ax.bar_label(bars, labels=[f"{v:.2f}" for v in values], padding=2, fontsize="small")
+        ax.set_yticks(range(len(pairs)), labels)
+        ax.set_xlim(min(0.0, min(values)), 1.15)
+        ax.set(title=f"nearest to '{word}'")
         return fig
 
     return figure_widget(render, controls)
