@@ -21,11 +21,9 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
-from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
-from matplotlib.legend import Legend
 from matplotlib.patches import Patch, Rectangle
 
 from lecturekit.efficient.lsh import lsh_attention, lsh_hash, random_rotations
@@ -33,7 +31,7 @@ from lecturekit.efficient.sparsity import clustered_sequence
 from lecturekit.utils.checks import check_choice, check_positive_int, check_seed, check_tensor
 from lecturekit.viz.helpers import check_figure, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.style import GUIDE, palette
-from lecturekit.viz.widgets import KeptCanvas, figure_widget
+from lecturekit.viz.widgets import FigureArtistStandIn, KeptCanvas, figure_widget
 
 __all__ = [
     "lsh_panel_example",
@@ -205,28 +203,6 @@ def _chunk_sizes(T: int) -> list[int]:
     return [c for c in (2, 3, 4, 6, 8, 12) if T % c == 0 and c < T]
 
 
-class _LegendStandIn(Artist):
-    """Draws a Figure's legend among the animated artists of an Axes, so that a legend that
-    changes can be drawn over a ``KeptCanvas``' kept pixels (which holds the animated artists
-    of Axes only). The legend is marked animated (``Figure.draw`` leaves it out); added to the
-    last Axes with the legend's zorder, the stand-in draws it after every panel, as
-    ``Figure.draw`` does. It takes no room in the layout (a Figure's legend takes none)."""
-
-    def __init__(self, legend: Legend) -> None:
-        super().__init__()
-        self.set_in_layout(False)
-        self.set_animated(True)
-        self.set_legend(legend)
-
-    def set_legend(self, legend: Legend) -> None:
-        legend.set_animated(True)
-        self.set_zorder(legend.get_zorder())
-        self.legend = legend
-
-    def draw(self, renderer: object) -> None:
-        self.legend.draw(renderer)
-
-
 def lsh_widget_grid(T: int = 24) -> dict[str, list[object]]:
     """The settings a static page (no Python kernel) pre-renders for ``lsh_widget`` on T
     tokens: control name -> values (24 settings for T = 24: buckets 2, 4, 8, 16, so the
@@ -280,7 +256,7 @@ def lsh_widget(
             fig = Figure(figsize=(12, 3.6))
             KeptCanvas(fig)
             plot_lsh_panels(q, k, n_buckets, chunk_size, seed, fig=fig)
-            legend = fig.axes[3].add_artist(_LegendStandIn(fig.legends[0]))
+            legend = fig.axes[3].add_artist(FigureArtistStandIn(fig.legends[0]))
             # the cells, the lines and boxes over them, and the spines drawn over them; of the
             # words, the chunk size's title and the legend (the others never change)
             for ax in fig.axes:
@@ -308,7 +284,7 @@ def lsh_widget(
         if used != kept["used"]:  # (a bucket's colour does not depend on n_buckets)
             fig.legends[0].remove()
             _bucket_legend(fig, used, colours)
-            kept["legend"].set_legend(fig.legends[0])
+            kept["legend"].set_artist(fig.legends[0])
             kept["used"] = used
         return fig
 

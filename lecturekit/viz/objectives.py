@@ -31,11 +31,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
-from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
-from matplotlib.text import Text
 from matplotlib.ticker import NullFormatter
 
 from lecturekit.objectives import (
@@ -60,7 +58,7 @@ from lecturekit.utils.checks import (
 from lecturekit.viz.helpers import require_ipywidgets
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
-from lecturekit.viz.widgets import KeptCanvas, figure_widget
+from lecturekit.viz.widgets import FigureArtistStandIn, KeptCanvas, figure_widget
 
 __all__ = [
     "OBJECTIVES",
@@ -599,7 +597,7 @@ def permutation_widget(words: Sequence[str] | str):
             KeptCanvas(fig)
             plot_permutation_masks(words, order, list(fig.subplots(1, 2)), step=step)
             suptitle = fig.suptitle(fig.get_suptitle(), fontsize="medium")  # the same Text
-            fig.axes[1].add_artist(_FigureTextStandIn(suptitle))
+            fig.axes[1].add_artist(FigureArtistStandIn(suptitle, zorder=10.0))
             # the cells, the lines and the outline over them, the spines drawn over them and the
             # ranks right of them change with the order; the ticks, labels and titles stay
             for ax in fig.axes:
@@ -625,26 +623,6 @@ def permutation_widget(words: Sequence[str] | str):
         return fig
 
     return figure_widget(render, controls)
-
-
-class _FigureTextStandIn(Artist):
-    """Draws a Figure's text (a suptitle) among the animated artists of an Axes, so that a text
-    that changes can be drawn over a ``KeptCanvas``' kept pixels (which holds the animated
-    artists of Axes only). The text is marked animated (``Figure.draw`` leaves it out); added
-    to the last Axes above its other artists, the stand-in draws it after every panel, as
-    ``Figure.draw`` does. It takes no room in the layout (the text keeps its own place there).
-    """
-
-    def __init__(self, text: Text) -> None:
-        super().__init__()
-        self.set_in_layout(False)
-        self.set_animated(True)
-        self.set_zorder(10.0)
-        text.set_animated(True)
-        self.text = text
-
-    def draw(self, renderer: object) -> None:
-        self.text.draw(renderer)
 
 
 # ---------------------------------------------------------------------------------------------

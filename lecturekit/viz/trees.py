@@ -441,9 +441,7 @@ def beam_widget(
         ax_tree.set_title(_title(trace))
         for text, line in zip(ax_rank.texts, [_ranking_header(trace), *lines], strict=True):
             text.set_text(line)
-        for ax in fig.axes:  # where a new Figure's layout starts from
-            ax.set_position(ax.get_subplotspec().get_position(fig))
-            ax.set_in_layout(True)  # (set_position takes it out)
+        fig.canvas.reset_positions()  # where a new Figure's layout starts from
         engine.execute(fig)
         ax_tree.get_tightbbox(fig.canvas.get_renderer(), bbox_extra_artists=[])  # title place
         positions = tuple(tuple(ax.get_position().bounds) for ax in fig.axes)

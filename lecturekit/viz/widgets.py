@@ -10,6 +10,7 @@ Public API (each returns an ipywidgets.VBox)::
     figure_widget(render, controls, state=None)          # generic: render(**values) -> Figure
     render_png(fig, dpi=100) -> bytes                    # what savefig gives, a third faster
     KeptCanvas(fig)                                      # a Figure a widget updates in place
+    FigureArtistStandIn(artist)                          # a legend / suptitle redrawn over it
     module_state(*modules) -> tuple                      # changes when weights or mode change
     draw_ahead(enabled)                                  # settings one move away, drawn while idle
     attach_controls(box, controls) / widget_controls(box) # name -> control, for static frames
@@ -65,6 +66,7 @@ __all__ = [
     "figure_widget",
     "render_png",
     "KeptCanvas",
+    "FigureArtistStandIn",
     "module_state",
     "draw_ahead",
     "DRAW_AHEAD",
@@ -191,6 +193,16 @@ class KeptCanvas(FigureCanvasAgg):
             self._layouts[key] = params
         self.figure.subplots_adjust(**params)
 
+    def reset_positions(self) -> None:
+        """Every Axes where a new Figure's layout engine starts from (its subplot position), and
+        in the layout again (``set_position`` takes an Axes out): for a render that runs a
+        constrained layout on a kept Figure."""
+        for ax in self.figure.axes:
+            spec = ax.get_subplotspec()
+            if spec is not None:
+                ax.set_position(spec.get_position(self.figure))
+                ax.set_in_layout(True)
+
     @staticmethod
     def title_rise(ax: Axes, renderer: object) -> float:
         """How far an Axes' title rises above its panel, in pixels: all of the title that
@@ -252,6 +264,31 @@ class KeptCanvas(FigureCanvasAgg):
         self._last = None
         if cells and self.background is not None:
             self._last = key, {rect: content for rect, content, _ in cells}, pixels.copy()
+
+
+class FigureArtistStandIn(Artist):
+    """Draws a Figure's own artist (a legend, a suptitle) among the animated artists of an
+    Axes, so that one that changes can be drawn over a ``KeptCanvas``' kept pixels (which holds
+    the animated artists of Axes only). The artist is marked animated (``Figure.draw`` leaves it
+    out); added to the last Axes (``ax.add_artist``) with the artist's zorder (or ``zorder``),
+    the stand-in draws it after every panel, as ``Figure.draw`` does. It takes no room in the
+    layout (the artist keeps its own place there)."""
+
+    def __init__(self, artist: Artist, zorder: float | None = None) -> None:
+        super().__init__()
+        self.set_in_layout(False)
+        self.set_animated(True)
+        self.set_artist(artist, zorder)
+
+    def set_artist(self, artist: Artist, zorder: float | None = None) -> None:
+        """Stand in for ``artist`` from now on (e.g. a legend made anew)."""
+        check_instance("artist", artist, Artist)
+        artist.set_animated(True)
+        self.set_zorder(artist.get_zorder() if zorder is None else zorder)
+        self.artist = artist
+
+    def draw(self, renderer: object) -> None:
+        self.artist.draw(renderer)
 
 
 def module_state(*modules: object) -> tuple:
