@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "offline"))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "support"))  # shared test data
 import lk_offline_guard as guard
 
+# nbval's kernels on Unix sockets, not TCP ports that concurrent processes race for
+pytest_plugins = ["kernel_sockets"]
+
 # one log per pytest process: pytest-xdist's workers inherit the controller's environment, and
 # a shared log would blame a test of one worker for what a test of the other did
 if not os.environ.get(guard.ENV_LOG) or os.environ.get("PYTEST_XDIST_WORKER"):

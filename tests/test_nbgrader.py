@@ -28,6 +28,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import kernel_sockets  # tests/support
 import pytest
 
 from lecturekit.exercises import core
@@ -70,6 +71,10 @@ def graded(tmp_path_factory):
     os.environ["OMP_NUM_THREADS"] = "1"
     try:
         config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+        # autograde's kernels on Unix sockets: TCP ports are raced for by the other worker's
+        # kernels (tests/support/kernel_sockets.py); one kernel at a time, so one prefix
+        config.KernelManager.transport = "ipc"
+        config.KernelManager.ip = kernel_sockets.socket_prefix()
         api = nbgrader_apps.NbGraderAPI(config=config)
         scores: dict[str, dict[str, dict[str, tuple[float, float]]]] = {}
         with warnings.catch_warnings():

@@ -254,6 +254,10 @@ def test_installed_wheel_runs_notebooks_outside_the_repository(build_dir, online
 
     shutil.copytree(ROOT / "notebooks", outside / "notebooks", ignore=IGNORED)
     shutil.copy2(ROOT / "tests" / "nbval_sanitize.cfg", outside / "nbval_sanitize.cfg")
+    # the notebooks' kernels on Unix sockets, as in the repository's own run (see the module)
+    shutil.copy2(
+        ROOT / "tests" / "support" / "kernel_sockets.py", outside / "notebooks" / "conftest.py"
+    )
     run = subprocess.run(
         [py, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--nbval", "--nbval-current-env",
          "-n", "2", "--dist", "loadfile",
