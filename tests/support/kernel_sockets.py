@@ -4,10 +4,11 @@ jupyter_client gives a kernel five TCP ports by binding port 0 and closing the s
 kernel binds them a few seconds later (jupyter_client#487). Its cache of ports in use only
 covers its own process: with many kernels starting at once in several processes (two
 pytest-xdist workers under nbval, the installed wheel's own nbval run, nbgrader's autograde),
-another process can take such a port in between. The kernel then dies with "Address already in
-use" and nbval waits for it: "Kernel didn't respond in 60 seconds" for every cell of a notebook
-that is fine (a CI run failed so; 5 of 108 kernels hit it when three processes started 12 each).
-Over Unix sockets (ZeroMQ's ``ipc`` transport, one folder per kernel) nothing is shared.
+another process can take such a port in between. The kernel then fails to bind it ("Address
+already in use") and nbval waits for it: "Kernel didn't respond in 60 seconds" for every cell of
+a notebook that is fine (a CI run failed so; 5 of 108 kernels hit it when three processes
+started 12 each). Over Unix sockets (ZeroMQ's ``ipc`` transport: a folder per process, a path
+prefix per kernel) nothing is shared.
 
 Used by the repository's conftest.py, and copied as the conftest of the installed wheel's
 notebook run, which must not import from the repository.
