@@ -79,11 +79,12 @@ def test_outside_connection_fails_naming_destination_and_caller(offline_log):
 def test_a_caught_attempt_still_fails_the_test(tmp_path):
     """A library that swallows the error (falls back quietly) cannot hide the attempt: the
     test during which it happened fails, naming the destination (a pytest run of its own,
-    with a copy of the root conftest and the guard)."""
+    with a copy of the root conftest, the guard and tests/support)."""
     tests = Path(__file__).parent
     shutil.copy(tests.parent / "conftest.py", tmp_path / "conftest.py")
-    shutil.copytree(tests / "offline", tmp_path / "tests" / "offline",
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    for folder in ("offline", "support"):  # the guard; the plugins the conftest loads
+        shutil.copytree(tests / folder, tmp_path / "tests" / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
     (tmp_path / "test_quiet.py").write_text(
         "import socket\n"
         "def test_quietly_phones_home():\n"
