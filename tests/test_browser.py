@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import kernel_sockets  # tests/support
 import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
 import pytest
 from chromium import require_chromium, unavailable  # tests/support
@@ -78,6 +79,7 @@ class Lab:
     url: str
     token: str
     root: Path
+    runtime: Path  # its connection files and kernel sockets
 
 
 def _free_port() -> int:
@@ -103,11 +105,17 @@ def lab(tmp_path_factory) -> Lab:
     port, token = _free_port(), os.urandom(16).hex()
     env = guard.child_env()
     env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)  # no news / update checks
+    # its kernels on Unix sockets, not TCP ports other processes race for
+    # (tests/support/kernel_sockets.py), named after their connection files in a short folder
+    # of this server's (a Unix socket path is limited to 107 bytes)
+    runtime = Path(kernel_sockets.socket_prefix() + "-lab")
+    env["JUPYTER_RUNTIME_DIR"] = str(runtime)
     cmd = [
         sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
         "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--LabApp.workspaces_dir={base}", "--LabApp.expose_app_in_browser=True",
+        "--KernelManager.transport=ipc",
     ]  # fmt: skip
     if os.getuid() == 0:
         cmd.append("--allow-root")
@@ -127,7 +135,7 @@ def lab(tmp_path_factory) -> Lab:
                         f"JupyterLab did not start (see {OUT / 'jupyterlab.log'})"
                     ) from None
                 time.sleep(0.5)
-        yield Lab(url, token, root)
+        yield Lab(url, token, root, runtime)
     finally:
         try:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -377,6 +385,27 @@ def _shutdown(page) -> None:
 
 
 # --------------------------------------------------------------------------- tests
+
+
+def test_lab_kernels_listen_on_unix_sockets(lab):
+    """A kernel the server starts gets ZeroMQ's ipc transport and sockets in its runtime folder."""
+    api = f"{lab.url}/api/kernels?token={lab.token}"
+    request = urllib.request.Request(api, data=b"{}", method="POST")
+    with urllib.request.urlopen(request, timeout=60) as reply:
+        kernel = json.load(reply)["id"]
+    try:
+        connection = json.loads((lab.runtime / f"kernel-{kernel}.json").read_text())
+        assert connection["transport"] == "ipc", connection
+        assert Path(connection["ip"]).parent == lab.runtime, connection["ip"]
+        deadline = time.monotonic() + 60  # the kernel binds them once it has started
+        while len(list(lab.runtime.glob(f"kernel-{kernel}-ipc-*"))) < 5:
+            assert time.monotonic() < deadline, "the kernel's five socket files never appeared"
+            time.sleep(0.2)
+    finally:
+        delete = urllib.request.Request(
+            f"{lab.url}/api/kernels/{kernel}?token={lab.token}", method="DELETE"
+        )
+        urllib.request.urlopen(delete, timeout=60).close()
 
 
 def test_every_notebook_is_covered():
