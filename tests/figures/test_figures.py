@@ -23,26 +23,48 @@ def test_every_lecture_has_figures_and_descriptions():
         assert re.fullmatch(r"[a-z0-9_]+", name) and s.description and "\n" not in s.description
 
 
+@pytest.fixture(scope="module")
+def light_build(tmp_path_factory):
+    """Every figure built once in the light theme, in this process, and written in every format,
+    by the command line (``--jobs 1``): the first of the two builds compared below, and what each
+    built figure was (its type, face colour and number of axes), read as it was built."""
+    out, seen, real = tmp_path_factory.mktemp("figures-a"), {}, figures.build
+
+    def build(name, theme):
+        fig = real(name, theme)
+        seen[name] = (type(fig), fig.get_facecolor(), len(fig.axes))
+        return fig
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(figures, "build", build)
+        assert main(["build", "--out", str(out), "--format", "png,svg,pdf", "--dpi", "40",
+                     "--jobs", "1"]) == 0  # fmt: skip
+    return out, seen
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_figure_builds_in_both_themes(name):
-    light, dark = figures.build(name, "light"), figures.build(name, "dark")
-    for fig in (light, dark):
-        assert isinstance(fig, Figure) and fig.axes
-    assert light.get_facecolor() != dark.get_facecolor()  # the theme really applies
+def test_figure_builds_in_both_themes(name, light_build):
+    kind, light_face, light_axes = light_build[1][name]
+    dark = figures.build(name, "dark")
+    assert issubclass(kind, Figure) and light_axes
+    assert isinstance(dark, Figure) and dark.axes
+    assert light_face != dark.get_facecolor()  # the theme really applies
 
 
-def test_two_builds_are_byte_identical_in_every_format(tmp_path, capsys):
-    # one build in this process, one two figures at a time (as `make figures` on 2 cores)
-    for run, jobs in (("a", "1"), ("b", "2")):
-        assert main(["build", "--out", str(tmp_path / run), "--format", "png,svg,pdf",
-                     "--dpi", "40", "--jobs", jobs]) == 0  # fmt: skip
-    files = sorted(p.name for p in (tmp_path / "a").iterdir())
+def test_two_builds_are_byte_identical_in_every_format(light_build, tmp_path, capsys):
+    # the light build above (one process), and one two figures at a time (as `make figures`
+    # on 2 cores)
+    a, b = light_build[0], tmp_path / "b"
+    capsys.readouterr()
+    assert main(["build", "--out", str(b), "--format", "png,svg,pdf", "--dpi", "40",
+                 "--jobs", "2"]) == 0  # fmt: skip
+    files = sorted(p.name for p in a.iterdir())
     assert len(files) == 3 * len(NAMES)
     for name in files:
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
-    svg = (tmp_path / "a" / f"{NAMES[0]}.svg").read_text()
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    svg = (a / f"{NAMES[0]}.svg").read_text()
     assert "<dc:date>" not in svg and "Matplotlib v" not in svg
-    assert b"CreationDate" not in (tmp_path / "a" / f"{NAMES[0]}.pdf").read_bytes()
+    assert b"CreationDate" not in (a / f"{NAMES[0]}.pdf").read_bytes()
     assert f"wrote {3 * len(NAMES)} files" in capsys.readouterr().out
 
 
