@@ -137,6 +137,7 @@ FILE_SECONDS = {  # CI, 2026-11-29 (the wheel test then runs the lectures' nbval
 }
 NOTEBOOK_SECONDS = 20  # a notebook under nbval, kernel start-up included
 WHEEL_RUN = "tests/test_wheel.py::test_installed_wheel_runs_notebooks_outside_the_repository"
+LAB_TEST = "test_notebook_in_jupyterlab"
 
 
 def _seconds(item) -> float:
@@ -146,18 +147,30 @@ def _seconds(item) -> float:
     return NOTEBOOK_SECONDS if path.endswith(".ipynb") else 1.0
 
 
+def _notebooks_run_elsewhere(items) -> str | None:
+    """Where every notebook of notebooks/ has its one strict run when not in the session's own
+    nbval items: JupyterLab (test_browser.py: stored outputs checked by nbval's rules, kernels
+    from the installed wheel), else the wheel test (nbval in the installed wheel's venv) where it
+    cannot skip (LECTUREKIT_REQUIRE_WHEEL=1, as CI sets). None: here, as before."""
+    import installed_wheel  # tests/support
+
+    if installed_wheel.lab_runs_the_notebooks(items):
+        return "JupyterLab (tests/test_browser.py, kernels from the installed wheel)"
+    wheel_runs = any(i.nodeid == WHEEL_RUN for i in items)
+    if os.environ.get("LECTUREKIT_REQUIRE_WHEEL") == "1" and wheel_runs:
+        return f"{WHEEL_RUN} (installed wheel, outside the repository)"
+    return None
+
+
 @pytest.hookimpl(trylast=True)  # after -m / -k have deselected
 def pytest_collection_modifyitems(session, config, items):
-    """Every notebook of notebooks/ runs once: where the wheel test runs them all under strict
-    nbval (from the installed wheel, outside the repository: the same checks, and more), the
-    session's own nbval items of notebooks/ are left out. Only when that test cannot skip
-    (LECTUREKIT_REQUIRE_WHEEL=1, as CI sets), so an offline `make test` still runs them here.
-    Then the longest files first (FILE_SECONDS)."""
-    if os.environ.get("LECTUREKIT_REQUIRE_WHEEL") == "1" and any(
-        i.nodeid == WHEEL_RUN for i in items
-    ):
+    """Every notebook of notebooks/ runs once, with every stored output checked: where it runs
+    elsewhere (``_notebooks_run_elsewhere``: the same checks, and more), the session's own nbval
+    items of notebooks/ are left out; an offline `make test` without Chromium still runs them
+    here. Then the longest files first (FILE_SECONDS)."""
+    if _notebooks_run_elsewhere(items):
         root = Path(__file__).resolve().parent / "notebooks"
-        run_there = {p.name for p in root.glob("[0-9][0-9]*_*.ipynb")}  # test_wheel's NOTEBOOKS
+        run_there = {p.name for p in root.glob("[0-9][0-9]*_*.ipynb")}
         twice = [i for i in items if i.path.parent == root and i.path.name in run_there]
         if twice:
             config.hook.pytest_deselected(items=twice)
@@ -166,16 +179,37 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: order[id(item)])
 
 
-def pytest_report_header(config):
-    """Said once, by the process that reports (pytest-xdist's workers collect and deselect)."""
-    if os.environ.get("LECTUREKIT_REQUIRE_WHEEL") == "1":
-        return (f"LECTUREKIT_REQUIRE_WHEEL=1: notebooks/ run under strict nbval inside "
-                f"{WHEEL_RUN} (installed wheel, outside the repository), not in this "
-                "session")  # fmt: skip
-    return None
+def _say_where_notebooks_run(config, where: str) -> None:
+    config.pluginmanager.get_plugin("terminalreporter").write_line(
+        f"notebooks/ have their strict run in {where}, not in this session's nbval items"
+    )
+
+
+def pytest_collection_finish(session):
+    """Said by a run without pytest-xdist (its workers collect and deselect, unheard)."""
+    where = _notebooks_run_elsewhere(session.items)
+    if where and not os.environ.get("PYTEST_XDIST_WORKER"):
+        _say_where_notebooks_run(session.config, where)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """Said once by pytest-xdist's controller, from the first worker's collected test ids."""
+    if getattr(node.config, "_lk_said_where", False):
+        return
+    node.config._lk_said_where = True
+    if any(i.startswith("notebooks/") for i in ids):
+        return
+    if any(i.startswith(f"tests/test_browser.py::{LAB_TEST}[") for i in ids):
+        _say_where_notebooks_run(node.config, "JupyterLab (tests/test_browser.py)")
+    elif WHEEL_RUN in ids:
+        _say_where_notebooks_run(node.config, WHEEL_RUN)
 
 
 def pytest_sessionfinish(session, exitstatus):
+    import installed_wheel  # tests/support
+
+    installed_wheel.remove(session.config)  # the run's shared wheel venv, if one was built
     late = _take_blocked()  # e.g. a server process between tests
     if late:
         _log["all"].extend(late)

@@ -1,7 +1,8 @@
 """Fixtures shared by the tests of lecture 14's experiments and shipped models: one torch
 thread, the story corpus's WordPiece tokenizer and a tiny random GPT of its vocabulary; and the
 one headless Chromium of the browser tests (``chromium``: playwright's sync API runs one
-instance per process, so test_browser.py and test_site.py share it).
+instance per process, so test_browser.py and test_site.py share it); and lecturekit's wheel
+installed in a fresh venv (``wheel_venv``, shared by test_wheel.py and test_browser.py).
 
 ``gpt`` and ``tok`` are asked for by name (a test module's own fixture of that name wins),
 ``one_thread`` with ``pytestmark = pytest.mark.usefixtures("one_thread")``. The repository's
@@ -47,3 +48,13 @@ def chromium():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(tmp_path_factory, online_env):
+    """lecturekit's wheel installed in a fresh venv as the Colab set-up cell installs it: built
+    once per run by the first test that asks, in any pytest-xdist worker, and shared
+    (tests/support/installed_wheel.py). Only for tests marked ``network`` (pip builds it)."""
+    import installed_wheel  # tests/support
+
+    return installed_wheel.shared(tmp_path_factory, online_env)

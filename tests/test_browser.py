@@ -1,13 +1,19 @@
 """Real-browser tests: every notebook opened in JupyterLab in Chromium, as a student would.
 
-One JupyterLab server (127.0.0.1, token, a temporary copy of notebooks/, kernels and server
-under the offline guard) and one headless Debian Chromium driven by playwright-python serve the
-whole session. Per notebook (found by glob, so new notebooks are covered): open it in a browser
-context and a JupyterLab workspace of its own, run all cells, wait until the kernel is idle,
-assert no cell failed and every widget view rendered, then move the first visible slider (or
+One JupyterLab server (127.0.0.1, token, a temporary copy of notebooks/ outside the repository,
+kernels and server under the offline guard) and one headless Debian Chromium driven by
+playwright-python serve the whole session. The notebooks' kernels run lecturekit's installed
+wheel (the venv of tests/support/installed_wheel.py, shared with test_wheel.py: what a Colab
+student installs) when this run opens every notebook and the wheel can be built, else this venv.
+Per notebook (found by glob, so new notebooks are covered): open it in JupyterLab, run all cells,
+wait until the kernel is idle, assert no cell failed, that every stored output came out again by
+nbval's rules (tests/support/nbval_outputs.py: this is then the notebooks' one strict run, see
+the root conftest.py) and every widget view rendered, then move the first visible slider (or
 pick another option of the first visible dropdown) and assert the widget's image changed; shut
-the kernel down. Two notebooks run at a time (the next one's run-all starts while the current
-one is checked). Screenshots of failures go to test-output/browser/ (untracked).
+the kernel down and close the notebook. Two notebooks run at a time (the next one's run-all
+starts while the current one is checked), each in a browser page of its own where JupyterLab
+stays loaded from one notebook to the next (a page whose test failed is replaced). Screenshots
+of failures go to test-output/browser/ (untracked).
 
 bertviz (lecturekit.viz.bert.attention_view): its CDN scripts are served from local copies of the
 npm packages d3@5.7.0, requirejs@2.3.6 and jquery@2.1.0 (fetched once into .test-cache/npm/ at
@@ -36,12 +42,14 @@ import subprocess
 import sys
 import time
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import installed_wheel  # tests/support
 import kernel_sockets  # tests/support
-import lk_offline_guard as guard  # tests/offline, put on sys.path by the root conftest.py
+import nbval_outputs  # tests/support
 import pytest
 from chromium import require_chromium, unavailable  # tests/support
 
@@ -89,9 +97,25 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def lab(tmp_path_factory) -> Lab:
-    """A JupyterLab server on 127.0.0.1 serving a copy of notebooks/ (autosave rewrites files),
-    its Python processes (server and kernels) under the offline guard."""
+def kernel_python(request) -> tuple[str, str]:
+    """The Python of the notebooks' kernels, and which it is: the venv of lecturekit's installed
+    wheel (built once per run, shared with test_wheel.py: tests/support/installed_wheel.py) when
+    this run opens every notebook (those tests are marked ``network``: pip builds it) and it can
+    be built; else this venv."""
+    if not installed_wheel.lab_runs_the_notebooks(request.session.items):
+        return sys.executable, "this venv"
+    try:
+        built = request.getfixturevalue("wheel_venv")
+    except pytest.skip.Exception as err:
+        return sys.executable, f"this venv (no installed wheel: {err.msg})"
+    return str(built.python), "the installed wheel's venv"
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory, kernel_python) -> Lab:
+    """A JupyterLab server on 127.0.0.1 serving a copy of notebooks/ (autosave rewrites files)
+    outside the repository, its Python processes (server and kernels) under the offline guard;
+    its kernels ("python3", the notebooks' kernel) run ``kernel_python``."""
     require_chromium()
     base = tmp_path_factory.mktemp("lab")
     root, settings = base / "notebooks", base / "settings"
@@ -101,9 +125,18 @@ def lab(tmp_path_factory) -> Lab:
     news = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     news.parent.mkdir(parents=True)
     news.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # the kernel spec "python3" found first on JUPYTER_PATH wins over ipykernel's own
+    spec = base / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    spec.joinpath("kernel.json").write_text(json.dumps({
+        "argv": [kernel_python[0], "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ipykernel)", "language": "python",
+    }))  # fmt: skip
     OUT.mkdir(parents=True, exist_ok=True)
     port, token = _free_port(), os.urandom(16).hex()
-    env = guard.child_env()
+    # no path into the repository on PYTHONPATH but the offline guard's own folder
+    env = installed_wheel.offline_env()
+    env["JUPYTER_PATH"] = str(base / "jupyter")
     env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)  # no news / update checks
     # its kernels on Unix sockets, not TCP ports other processes race for
     # (tests/support/kernel_sockets.py), named after their connection files in a short folder
@@ -196,8 +229,10 @@ def _context(browser, cdn: dict[str, bytes] | None):
     return context, seen
 
 
+# the notebook under test is window.__lkNb (set by _OPEN): JupyterLab's current widget follows
+# focus, which a page in the background does not get
 _KERNEL_IDLE = """() => {
-  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const w = window.__lkNb;
   if (!w || !w.sessionContext || !w.context || !w.context.isReady) return false;
   const s = w.sessionContext.session;
   return !!(s && s.kernel && s.kernel.status === 'idle');
@@ -205,13 +240,13 @@ _KERNEL_IDLE = """() => {
 
 _RUN_ALL = """() => {
   window.__lkRun = null;
-  window.jupyterapp.commands.execute('notebook:run-all-cells').then(
+  window.jupyterapp.commands.execute('notebook:run-all-cells', {widgetId: window.__lkNb.id}).then(
     (ok) => { window.__lkRun = {ok: ok}; },
     (err) => { window.__lkRun = {error: String(err)}; });
 }"""
 
 _CELLS = """() => {
-  const nb = window.jupyterapp.shell.currentWidget.content;
+  const nb = window.__lkNb.content;
   return nb.widgets.filter((c) => c.model.type === 'code').map((c, i) => ({
     index: i,
     source: c.model.sharedModel.getSource(),
@@ -224,7 +259,7 @@ _CELLS = """() => {
 }"""
 
 # per code cell with widget-view outputs: how many it has, how many rendered, and its text
-_WIDGET_VIEWS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+_WIDGET_VIEWS = """() => window.__lkNb.content.widgets
   .filter((c) => c.model.type === 'code')
   .map((c) => ({
     wanted: c.model.outputs.toJSON().filter(
@@ -233,6 +268,11 @@ _WIDGET_VIEWS = """() => window.jupyterapp.shell.currentWidget.content.widgets
     text: c.outputArea.node.innerText,
   }))
   .filter((v) => v.wanted)"""
+
+# every code cell's outputs, as nbformat dicts (what JupyterLab would save)
+_OUTPUTS = """() => window.__lkNb.content.widgets
+  .filter((c) => c.model.type === 'code')
+  .map((c) => c.model.outputs.toJSON())"""
 
 _CONTROLS = (
     ".jp-Notebook .jp-OutputArea-output .widget-slider .noUi-handle, "
@@ -253,12 +293,26 @@ def _screenshot(page, name: str) -> Path:
     return path
 
 
-def _open(page, lab: Lab, name: str) -> None:
-    """Open one notebook in a workspace of its own (else JupyterLab restores every notebook
-    opened before, each with a kernel)."""
-    workspace = re.sub(r"\W", "-", name)
-    page.goto(f"{lab.url}/lab/workspaces/{workspace}/tree/{name}?reset&token={lab.token}",
+_OPEN = """async (path) => {
+  window.__lkNb = null;
+  const w = await window.jupyterapp.commands.execute('docmanager:open', {path: path});
+  window.jupyterapp.shell.activateById(w.id);
+  window.__lkNb = w;
+}"""
+
+
+def _load_lab(page, lab: Lab, workspace: str) -> None:
+    """JupyterLab in ``page``, in a workspace of its own, emptied (else JupyterLab restores every
+    notebook opened before, each with a kernel)."""
+    page.goto(f"{lab.url}/lab/workspaces/{workspace}?reset&token={lab.token}",
               timeout=120_000)  # fmt: skip
+    page.wait_for_function("() => window.jupyterapp", timeout=120_000, polling=250)
+    page.evaluate("async () => { await window.jupyterapp.restored; }")
+
+
+def _open(page, name: str) -> None:
+    """Open one notebook in the JupyterLab of ``page`` (``_load_lab``); wait for its kernel."""
+    page.evaluate(_OPEN, name)
     page.wait_for_function(_KERNEL_IDLE, timeout=120_000, polling=250)
 
 
@@ -380,8 +434,14 @@ def _assert_bertviz_rendered(frame, tokens: list[str] | None) -> None:
 
 
 def _shutdown(page) -> None:
+    """Shut the notebook's kernel down and close the notebook (no prompt: JupyterLab's own
+    close would ask about unsaved changes)."""
     with contextlib.suppress(Exception):  # the page may be gone after a failure
-        page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
+        page.evaluate("""async () => {
+          const w = window.__lkNb;
+          window.__lkNb = null;
+          if (w) { await w.sessionContext.shutdown(); w.dispose(); }
+        }""")
 
 
 # --------------------------------------------------------------------------- tests
@@ -422,34 +482,75 @@ def cdn_or_none(request) -> dict[str, bytes] | None:
         return None
 
 
+class Slot:
+    """A browser context and page with JupyterLab loaded, where notebooks are opened one after
+    the other (loading JupyterLab takes 3-4 s of CPU; opening a notebook in it about 1 s). What
+    the page does (requests outside 127.0.0.1, uncaught errors) is recorded for the run on it."""
+
+    def __init__(self, lab: Lab, browser, cdn: dict[str, bytes] | None, workspace: str):
+        self.context, self.seen = _context(browser, cdn)
+        self.page = self.context.new_page()
+        self.page_errors: list[str] = []
+        self.page.on("pageerror", lambda e: self.page_errors.append(str(e)))
+        _load_lab(self.page, lab, workspace)
+        self.busy = False
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # a page that failed may be gone
+            self.context.close()
+
+
 @dataclass
 class Run:
-    """One notebook open in its own browser context, its run-all fired."""
+    """One notebook open in a slot's JupyterLab, its run-all fired."""
 
     name: str
-    context: object
-    page: object
-    seen: Requests
+    slot: Slot
     started: float
-    page_errors: list[str] = field(default_factory=list)
+
+    @property
+    def page(self):
+        return self.slot.page
+
+    @property
+    def seen(self) -> Requests:
+        return self.slot.seen
+
+    @property
+    def page_errors(self) -> list[str]:
+        return self.slot.page_errors
 
 
 class Runs:
     """Notebook runs, two at a time: while a test checks its notebook, the next notebook's
-    run-all is already going (the kernels use one thread each; the machine has 2 cores)."""
+    run-all is already going (the kernels use one thread each; the machine has 2 cores), each
+    in a slot of its own; a slot whose test failed is replaced by a fresh one."""
 
     def __init__(self, lab: Lab, browser, cdn: dict[str, bytes] | None, order: list[str]):
         self.lab, self.browser, self.cdn, self.order = lab, browser, cdn, order
         self.running: dict[str, Run] = {}
+        self.slots: list[Slot] = []
+        self.made = 0
+
+    def _free_slot(self) -> Slot:
+        for slot in self.slots:
+            if not slot.busy:
+                return slot
+        self.made += 1
+        slot = Slot(self.lab, self.browser, self.cdn, f"slot-{self.made}")
+        self.slots.append(slot)
+        return slot
 
     def start(self, name: str) -> Run:
-        context, seen = _context(self.browser, self.cdn)
-        page = context.new_page()
-        run = Run(name, context, page, seen, time.monotonic())
-        page.on("pageerror", lambda e: run.page_errors.append(str(e)))
+        slot = self._free_slot()
+        slot.busy = True
+        slot.seen.served.clear()
+        slot.seen.refused.clear()
+        slot.page_errors.clear()
+        run = Run(name, slot, time.monotonic())
         self.running[name] = run
-        _open(page, self.lab, name)
-        page.evaluate(_RUN_ALL)
+        _open(slot.page, name)
+        slot.page.evaluate(_RUN_ALL)
         return run
 
     def take(self, name: str) -> Run:
@@ -463,17 +564,24 @@ class Runs:
             try:
                 self.start(later[0])
             except Exception:  # dropped: its own test starts it again and reports the failure
-                self.close(self.running.pop(later[0]))
+                self.close(self.running.pop(later[0]), failed=True)
         return run
 
-    def close(self, run: Run) -> None:
+    def close(self, run: Run, failed: bool = False) -> None:
+        """Close the run's notebook (its kernel shut down); a failed run's slot is closed."""
         _shutdown(run.page)
-        run.context.close()
+        run.slot.busy = False
+        if failed:
+            run.slot.close()
+            self.slots.remove(run.slot)
 
     def close_all(self) -> None:
         for run in list(self.running.values()):
             self.close(run)
         self.running.clear()
+        for slot in self.slots:
+            slot.close()
+        self.slots.clear()
 
 
 @pytest.fixture(scope="session")
@@ -490,7 +598,7 @@ def runs(request, lab, browser, cdn_or_none):
 
 @pytest.mark.network  # its set-up fetches bertviz's CDN files with npm (cdn_files)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_in_jupyterlab(path, runs):
+def test_notebook_in_jupyterlab(path, runs, request, kernel_python):
     name = path.name
     run = runs.take(name)
     page = run.page
@@ -498,6 +606,10 @@ def test_notebook_in_jupyterlab(path, runs):
         cells = _wait_run_all(page)
         ran = time.monotonic() - run.started
         _assert_ran_cleanly(cells, name)
+        # the notebook's strict check (this run is its only one: see the root conftest.py)
+        differ = nbval_outputs.differences(request.session, path, page.evaluate(_OUTPUTS))
+        assert not differ, (f"{name} in JupyterLab ({kernel_python[1]}): stored outputs that "
+                            "nbval would not accept:\n" + "\n\n".join(differ))  # fmt: skip
         n_views = _assert_widgets_rendered(page, name)
         optional = "*Going further (optional).*" in "".join(
             json.loads(path.read_text())["cells"][0]["source"]
@@ -518,14 +630,15 @@ def test_notebook_in_jupyterlab(path, runs):
         unexpected = [u for u in run.seen.refused if runs.cdn is not None or u not in CDN]
         assert not unexpected, f"{name}: the page tried to reach {unexpected}"
         extra = f", bertviz: {bertviz}" if bertviz else ""
-        print(f"{name}: {len(cells)} code cells, {n_views} widget views{extra}, {what}; "
+        print(f"{name}: {len(cells)} code cells, stored outputs matched (nbval's rules, "
+              f"kernel: {kernel_python[1]}), {n_views} widget views{extra}, {what}; "
               f"opened + ran in {ran:.1f} s (next notebook running alongside)")  # fmt: skip
     except BaseException:
         shot = _screenshot(page, name.removesuffix(".ipynb"))
         print(f"screenshot: {shot}; page errors: {run.page_errors[:5]}")
+        runs.close(run, failed=True)
         raise
-    finally:
-        runs.close(run)
+    runs.close(run)
 
 
 ATTENTION_NB = {
@@ -568,7 +681,8 @@ def test_bertviz_head_view(served, lab, browser, cdn_files):
     context, seen = _context(browser, cdn_files if served else None)
     page = context.new_page()
     try:
-        _open(page, lab, name)
+        _load_lab(page, lab, name.removesuffix(".ipynb"))
+        _open(page, name)
         _assert_ran_cleanly(_run_all(page), name)
         page.wait_for_function("() => document.querySelector('.jp-OutputArea-output iframe')")
         deadline = time.monotonic() + 30
@@ -593,12 +707,14 @@ def test_bertviz_head_view(served, lab, browser, cdn_files):
 
 def _code_cell(source: str) -> dict:
     return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-            "source": source}  # fmt: skip
+            "source": source, "id": f"c{zlib.crc32(source.encode())}"}  # fmt: skip
 
 
+WRONG_STORED_OUTPUT = {"output_type": "stream", "name": "stdout", "text": "41\n"}
 BROKEN_NB = {
     **ATTENTION_NB,
     "cells": [
+        {**_code_cell("print(6 * 7)"), "execution_count": 1, "outputs": [WRONG_STORED_OUTPUT]},
         _code_cell(
             "import ipywidgets as w\n"
             "from matplotlib.figure import Figure\n"
@@ -614,16 +730,24 @@ BROKEN_NB = {
 }
 
 
-def test_checks_catch_errors_and_widgets_that_do_not_redraw(lab, browser):
-    """The checks above can fail: a cell that raises, and a slider whose image never changes."""
+def test_checks_catch_errors_and_widgets_that_do_not_redraw(lab, browser, request, tmp_path):
+    """The checks above can fail: a stored output the run does not give, a cell that raises,
+    and a slider whose image never changes."""
     name = "broken.ipynb"
     (lab.root / name).write_text(json.dumps(BROKEN_NB))
+    (tmp_path / name).write_text(json.dumps(BROKEN_NB))  # the stored notebook
     context, _ = _context(browser, None)
     page = context.new_page()
     try:
-        _open(page, lab, name)
+        _load_lab(page, lab, name.removesuffix(".ipynb"))
+        _open(page, name)
         cells = _run_all(page)
-        with pytest.raises(AssertionError, match="cell 1: ValueError: planted error"):
+        differ = nbval_outputs.differences(
+            request.session, tmp_path / name, page.evaluate(_OUTPUTS)
+        )
+        assert len(differ) == 1 and differ[0].startswith("cell 0: outputs differ"), differ
+        assert "41" in differ[0] and "42" in differ[0], differ[0]
+        with pytest.raises(AssertionError, match="cell 2: ValueError: planted error"):
             _assert_ran_cleanly(cells, name)
         assert _assert_widgets_rendered(page, name) == 1
         with pytest.raises(Exception, match="Timeout"):
