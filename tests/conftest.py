@@ -57,4 +57,5 @@ def wheel_venv(tmp_path_factory, online_env):
     (tests/support/installed_wheel.py). Only for tests marked ``network`` (pip builds it)."""
     import installed_wheel  # tests/support
 
-    return installed_wheel.shared(tmp_path_factory, online_env)
+    folder = installed_wheel.run_folder(tmp_path_factory) / installed_wheel.FOLDER
+    return installed_wheel.shared(folder, online_env)

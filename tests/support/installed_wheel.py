@@ -147,10 +147,10 @@ def build(folder: Path, online_env: dict[str, str]) -> WheelVenv:
     return WheelVenv(venv, py, wheel, src, how, took)
 
 
-def shared(tmp_path_factory, online_env: dict[str, str]) -> WheelVenv:
-    """The run's wheel venv: built by the first caller (of any worker), read by the others; a
-    skip or failure of the build is the same for every caller."""
-    folder = run_folder(tmp_path_factory) / FOLDER
+def shared(folder: Path, online_env: dict[str, str]) -> WheelVenv:
+    """The wheel venv in ``folder`` (the run's: ``run_folder(...) / FOLDER``): built by the
+    first caller (of any process), read by the others; a skip or failure of the build is the
+    same for every caller."""
     folder.mkdir(exist_ok=True)
     result = folder / "result.json"
     with FileLock(str(folder) + ".lock"):
