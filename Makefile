@@ -52,14 +52,8 @@ $(STAMP): requirements.txt pyproject.toml setup.py
 
 $(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt requirements-class.txt $(STAMP)
 	$(BIN)/python -m pip install --no-compile -r requirements-test.txt
-	@# then byte-compile it all at once, on every core: the run starts many Python processes
-	@# (each notebook's kernel, nbgrader's, the command lines), and where PYTHONDONTWRITEBYTECODE
-	@# is set (as on the CI machine) each one compiled torch, IPython and lecturekit from source
-	@# again: 2 s more to import them, a small notebook under nbval 6-7 s instead of 3.
-	@# "|| true": torch ships a file in Python 3.12 syntax that does not compile here and is
-	@# never imported.
-	$(BIN)/python -m compileall -qq -j 0 lecturekit \
-	  "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" || true
+	@# (not byte-compiled here: the root conftest.py has each module's bytecode written by the
+	@# first process of the run that imports it, where PYTHONDONTWRITEBYTECODE would prevent it)
 	touch $(TEST_STAMP)
 
 $(SITE_STAMP): requirements-site.txt $(STAMP)

@@ -27,6 +27,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "offline"))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tests" / "support"))  # shared test data
 import lk_offline_guard as guard
 
+# Bytecode is written, in this process and every Python process it starts (kernels, nbgrader,
+# JupyterLab, the test venvs' commands): where PYTHONDONTWRITEBYTECODE is set (as on the CI
+# machine) nothing compiled on import was kept, and every one of the run's few hundred processes
+# compiled torch, IPython and lecturekit from source again (importing them took 4.2 s instead
+# of 2.0). Now the first process to import a module writes its .pyc (in the venv, or in the
+# repository's ignored __pycache__/) and the others read it: only what is imported is compiled,
+# once per venv, instead of byte-compiling whole venvs up front.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 # nbval's kernels on Unix sockets, not TCP ports that concurrent processes race for
 pytest_plugins = ["kernel_sockets"]
 

@@ -15,7 +15,10 @@ Building it (about a minute and a half on the 2-core machine):
    which no notebook imports; torch as its CPU build (from PyTorch's CPU index, or a local wheel
    pip's configuration finds; otherwise unavailable: a skip, or a failure with
    LECTUREKIT_REQUIRE_WHEEL=1);
-3. the venv byte-compiled on every core (see ``build``).
+
+Not byte-compiled up front: the root conftest.py has the run's processes write the bytecode of
+what they import (the first kernel that imports torch writes its .pyc files; the others read
+them), where the CI machine's PYTHONDONTWRITEBYTECODE would have every process compile them.
 
 Shared between pytest-xdist's workers: the first test to ask builds it in the run's base folder
 (the parent of the workers' own temporary folders) under a file lock; the others wait on the lock
@@ -56,7 +59,7 @@ class WheelVenv:
     wheel: Path  # the built wheel
     src: Path  # the copy of the repository it was built from
     how: str  # where torch came from
-    took: dict[str, float]  # seconds: build, install, compile
+    took: dict[str, float]  # seconds: build, install
 
 
 def run_folder(tmp_path_factory) -> Path:
@@ -127,7 +130,8 @@ def build(folder: Path, online_env: dict[str, str]) -> WheelVenv:
     py = venv / "bin" / "python"
     # exactly what the Colab set-up cell installs (the wheel with its extra "notebooks"), at the
     # pinned versions (-c: constraints, not requirements), plus what runs notebooks;
-    # --no-compile: pip compiles one file at a time (half of the install's time); see below
+    # --no-compile: pip compiles one file at a time (half of the install's time), and most of
+    # it is never imported (see the module)
     install = subprocess.run(
         [py, "-m", "pip", "install", "-q", "--no-compile", "-c", str(requirements), *torch_args,
          f"{wheel}[notebooks]", *RUNNER],
@@ -135,15 +139,6 @@ def build(folder: Path, online_env: dict[str, str]) -> WheelVenv:
     )  # fmt: skip
     assert install.returncode == 0, f"pip install failed ({how}):\n{install.stderr[-3000:]}"
     took["install"] = time.perf_counter() - start - took["build"]
-    # then byte-compiled at once on every core: where PYTHONDONTWRITEBYTECODE is set, an
-    # uncompiled venv compiles torch, IPython and lecturekit from source in every kernel (a
-    # small notebook 6-7 s under nbval instead of 3). The exit status is not read: torch ships
-    # a file in Python 3.12 syntax, never imported.
-    purelib = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             capture_output=True, text=True, check=True, timeout=60).stdout.strip()  # fmt: skip
-    subprocess.run([py, "-m", "compileall", "-qq", "-j", "0", purelib], capture_output=True,
-                   timeout=900)  # fmt: skip
-    took["compile"] = time.perf_counter() - start - took["build"] - took["install"]
     return WheelVenv(venv, py, wheel, src, how, took)
 
 
