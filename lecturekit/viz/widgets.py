@@ -40,7 +40,7 @@ import numpy as np
 import torch
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 
 from lecturekit.masking import causal_mask, combine_masks, masked_softmax, padding_mask
@@ -59,6 +59,7 @@ from lecturekit.viz.helpers import check_labels, check_numbers, require_ipywidge
 from lecturekit.viz.plots import plot_attention, plot_bars, plot_heatmap, plot_lines, plot_mask
 from lecturekit.viz.style import rc
 from lecturekit.viz.style import theme as theme_context
+from lecturekit.viz.text_cache import TextCachingCanvas
 
 __all__ = [
     "attach_controls",
@@ -101,7 +102,7 @@ def render_png(fig: Figure, dpi: int = 100) -> bytes:
         fig.dpi = dpi
         if not (isinstance(face, str) and face == "auto"):
             fig.set_facecolor(face)
-        canvas = fig.canvas if isinstance(fig.canvas, KeptCanvas) else FigureCanvasAgg(fig)
+        canvas = fig.canvas if isinstance(fig.canvas, KeptCanvas) else TextCachingCanvas(fig)
         canvas.draw()
         return _png(np.asarray(canvas.buffer_rgba()), dpi)
     finally:
@@ -139,7 +140,7 @@ def _png(rgba: np.ndarray, dpi: int) -> bytes:
 _SUBPLOT_PARAMS = ("left", "right", "bottom", "top", "wspace", "hspace")
 
 
-class KeptCanvas(FigureCanvasAgg):
+class KeptCanvas(TextCachingCanvas):
     """The Agg canvas of a Figure a widget builds once and then updates in place: its
     ``render`` (``figure_widget``) changes the artists a control moves (``set_data``,
     ``set_text``, ...) and returns the same Figure. ``KeptCanvas(fig)``, right after

@@ -3,11 +3,14 @@
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from lecturekit import figures
 from lecturekit.figures.cli import main
+from lecturekit.viz.text_cache import TextCachingCanvas
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,6 +45,21 @@ def light_build(tmp_path_factory):
     return out, seen
 
 
+def _pixels(fig: Figure, canvas_class) -> np.ndarray:
+    canvas = canvas_class(fig)
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba()).copy()
+
+
+def _settled(fig: Figure) -> Figure:
+    """At 40 dpi, drawn once and its layout kept (a constrained layout moves the panels a
+    little at every draw: two draws of such a Figure differ anyway)."""
+    fig.dpi = 40
+    _pixels(fig, FigureCanvasAgg)
+    fig.set_layout_engine("none")
+    return fig
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_figure_builds_in_both_themes(name, light_build):
     kind, light_face, light_axes = light_build[1][name]
@@ -49,6 +67,9 @@ def test_figure_builds_in_both_themes(name, light_build):
     assert issubclass(kind, Figure) and light_axes
     assert isinstance(dark, Figure) and dark.axes
     assert light_face != dark.get_facecolor()  # the theme really applies
+    # the widgets' text cache (lecturekit.viz.text_cache) draws every figure's pixels as Agg does
+    _settled(dark)
+    assert (_pixels(dark, TextCachingCanvas) == _pixels(dark, FigureCanvasAgg)).all()
 
 
 def test_two_builds_are_byte_identical_in_every_format(light_build, tmp_path, capsys):
