@@ -147,7 +147,6 @@ FILE_SECONDS = {  # CI, 2026-11-29; the browser file builds the wheel's venv and
 }
 NOTEBOOK_SECONDS = 20  # a notebook under nbval, kernel start-up included
 WHEEL_RUN = "tests/test_wheel.py::test_installed_wheel_runs_notebooks_outside_the_repository"
-LAB_TEST = "test_notebook_in_jupyterlab"
 
 
 def _seconds(item) -> float:
@@ -210,7 +209,9 @@ def pytest_xdist_node_collection_finished(node, ids):
     node.config._lk_said_where = True
     if any(i.startswith("notebooks/") for i in ids):
         return
-    if any(i.startswith(f"tests/test_browser.py::{LAB_TEST}[") for i in ids):
+    import installed_wheel  # tests/support
+
+    if any(i.startswith(f"tests/test_browser.py::{installed_wheel.LAB_TEST}[") for i in ids):
         _say_where_notebooks_run(node.config, "JupyterLab (tests/test_browser.py)")
     elif WHEEL_RUN in ids:
         _say_where_notebooks_run(node.config, WHEEL_RUN)

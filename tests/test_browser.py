@@ -492,7 +492,11 @@ class Slot:
         self.page = self.context.new_page()
         self.page_errors: list[str] = []
         self.page.on("pageerror", lambda e: self.page_errors.append(str(e)))
-        _load_lab(self.page, lab, workspace)
+        try:
+            _load_lab(self.page, lab, workspace)
+        except BaseException:
+            self.close()
+            raise
         self.busy = False
 
     def close(self) -> None:
@@ -564,7 +568,9 @@ class Runs:
             try:
                 self.start(later[0])
             except Exception:  # dropped: its own test starts it again and reports the failure
-                self.close(self.running.pop(later[0]), failed=True)
+                dropped = self.running.pop(later[0], None)
+                if dropped is not None:
+                    self.close(dropped, failed=True)
         return run
 
     def close(self, run: Run, failed: bool = False) -> None:
@@ -589,7 +595,7 @@ def runs(request, lab, browser, cdn_or_none):
     order = [
         item.callspec.params["path"].name
         for item in request.session.items
-        if getattr(item, "originalname", "") == "test_notebook_in_jupyterlab"
+        if getattr(item, "originalname", "") == installed_wheel.LAB_TEST
     ]
     r = Runs(lab, browser, cdn_or_none, order)
     yield r

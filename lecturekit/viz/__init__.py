@@ -1,5 +1,6 @@
 """Plots and widgets: one look in light and dark (``style``), pure plot functions (``plots``),
-thin widgets (``widgets``), shared helpers (``helpers``) and one module per lecture topic.
+thin widgets (``widgets``, drawing text through ``text_cache``: the same pixels, faster), shared
+helpers (``helpers``) and one module per lecture topic.
 
 Nothing below viz imports it: models and blocks never plot.
 """
