@@ -133,7 +133,7 @@ def lab(tmp_path_factory, kernel_python) -> Lab:
         "display_name": "Python 3 (ipykernel)", "language": "python",
     }))  # fmt: skip
     OUT.mkdir(parents=True, exist_ok=True)
-    port, token = _free_port(), os.urandom(16).hex()
+    token = os.urandom(16).hex()
     # no path into the repository on PYTHONPATH but the offline guard's own folder
     env = installed_wheel.offline_env()
     env["JUPYTER_PATH"] = str(base / "jupyter")
@@ -144,7 +144,7 @@ def lab(tmp_path_factory, kernel_python) -> Lab:
     runtime = Path(kernel_sockets.socket_prefix() + "-lab")
     env["JUPYTER_RUNTIME_DIR"] = str(runtime)
     cmd = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}",
+        sys.executable, "-m", "jupyterlab", "--no-browser",
         "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--LabApp.workspaces_dir={base}", "--LabApp.expose_app_in_browser=True",
@@ -153,31 +153,57 @@ def lab(tmp_path_factory, kernel_python) -> Lab:
     if os.getuid() == 0:
         cmd.append("--allow-root")
     log = open(OUT / "jupyterlab.log", "w")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
+    proc = None
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(
-                        f"JupyterLab did not start (see {OUT / 'jupyterlab.log'})"
-                    ) from None
-                time.sleep(0.5)
+        proc, url = _start_lab(cmd, env, token, log)
         yield Lab(url, token, root, runtime)
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=20)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=20)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
         log.close()
+
+
+def _start_lab(cmd: list[str], env: dict, token: str, log, ports=_free_port, tries: int = 3):
+    """Start the server ``cmd`` on a free port (``ports()``); (process, url). A port is free when
+    ``_free_port`` releases it, and another process may take it before the server binds it (the
+    server then stops, saying so): then again on another port, up to ``tries`` times."""
+    for attempt in range(tries):
+        port = ports()
+        log.write(f"--- start {attempt + 1}, port {port}\n")
+        log.flush()
+        proc = subprocess.Popen([*cmd, f"--port={port}"], env=env, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        url = f"http://127.0.0.1:{port}"
+        if _wait_for_lab(proc, url, token):
+            return proc, url
+        taken = "already in use" in Path(log.name).read_text().split("--- start")[-1]
+        if not taken or attempt == tries - 1:
+            raise RuntimeError(f"JupyterLab did not start (see {log.name})")
+    raise AssertionError("unreachable")
+
+
+def _wait_for_lab(proc: subprocess.Popen, url: str, token: str) -> bool:
+    """Wait until the server at ``url`` answers (True), or has stopped (False); an error after
+    two minutes."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5):
+                return proc.poll() is None  # (another server on the port: not ours)
+        except OSError:
+            if proc.poll() is not None:
+                return False
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"JupyterLab did not answer in 120 s (see {OUT / 'jupyterlab.log'})"
+                ) from None
+            time.sleep(0.5)
 
 
 @pytest.fixture(scope="session")
@@ -466,6 +492,29 @@ def test_lab_kernels_listen_on_unix_sockets(lab):
             f"{lab.url}/api/kernels/{kernel}?token={lab.token}", method="DELETE"
         )
         urllib.request.urlopen(delete, timeout=60).close()
+
+
+def test_a_server_whose_port_was_taken_starts_again_on_another(tmp_path, lab):
+    """The race _start_lab answers: the first port it gets is taken by the time the server binds
+    it; the server says so and stops, and the next start (another port) answers."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        ports = iter([held.getsockname()[1], _free_port()])
+        token = "t" * 32
+        cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.port_retries=0",
+               "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}",
+               f"--ServerApp.root_dir={tmp_path}", *(["--allow-root"] if os.getuid() == 0 else [])]  # fmt: skip
+        env = {**installed_wheel.offline_env(), "JUPYTER_RUNTIME_DIR": str(lab.runtime) + "-2"}
+        with open(tmp_path / "lab.log", "w") as log:
+            proc, url = _start_lab(cmd, env, token, log, ports=lambda: next(ports))
+            try:
+                assert url.endswith(f":{proc.args[-1].split('=')[1]}")
+                text = (tmp_path / "lab.log").read_text()
+                assert text.count("--- start") == 2 and "already in use" in text, text[-2000:]
+            finally:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(timeout=30)
 
 
 def test_every_notebook_is_covered():
