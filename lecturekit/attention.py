@@ -12,8 +12,10 @@ Public API::
     mha.load_from_torch(torch_mha)                    # copy from torch.nn.MultiheadAttention
     q = mha.project_queries(query)                    # (B, Tq, D) -> (B, H, Tq, Dh)
     k, v = mha.project_keys_values(key, value)        # (B, Tk, D) -> (B, H, Tk, Dh) each
-    out, weights = mha.attend(q, k, v, mask)          # forward = these three (a KV cache
-                                                      # keeps k, v: lecturekit.kv_cache)
+    out, weights = mha.attend(q, k, v, mask)          # forward = these three
+    cache = KVCache()                                 # keys and values seen so far
+    out, weights = mha(x_t, x_t, x_t, cache=cache)    # decoding: projects the new position,
+                                                      # attends to all (lecturekit.kv_cache)
 
     # Scoring functions: score(query (..., Tq, Dq), keys (..., Tk, Dk)) -> scores (..., Tq, Tk)
     # the six of lecture 02's slides (SCORE_FUNCTIONS; the seq2seq models take any of them):
@@ -40,6 +42,9 @@ take floating input of their weights' dtype (a float64 array from numpy gets "pa
 query.float()"; ``LocationScore`` reads only the keys' length). ``split_heads`` /
 ``merge_heads`` are pure reshapes: any dtype.
 
+Inputs are checked where a call enters lecturekit (``lecturekit.utils.contracts``: each entry
+point declares its shapes above its code); lecturekit's own calls are trusted.
+
 Sizes: a feature dimension of size 0 (d_k = 0) is rejected (it would give 0/0 = NaN). Empty
 sequences are legitimate: Tq = 0 gives an empty output (..., 0, Dv); Tk = 0 (no keys) gives
 all-zero outputs, like a fully masked row (torch's scaled_dot_product_attention does the
@@ -64,15 +69,18 @@ from lecturekit.utils.checks import (
     check_positive_int,
     check_range,
     check_same_dtype,
-    check_tensor,
-    shape_of,
 )
+from lecturekit.utils.contracts import check_shapes, contract
+
+KV = tuple[torch.Tensor, torch.Tensor]  # keys, values, each (B, H, T, Dh)
 
 __all__ = [
     "scaled_dot_product_attention",
     "MultiHeadAttention",
     "split_heads",
     "merge_heads",
+    "KVCache",
+    "check_torch_mha",
     "Score",
     "DotScore",
     "ScaledDotScore",
@@ -89,14 +97,8 @@ __all__ = [
 
 
 def _check_seq(name: str, x: object) -> torch.Tensor:
-    """A floating tensor (..., T, D) with D > 0 (T = 0 is allowed)."""
-    if isinstance(x, torch.Tensor) and x.ndim >= 2 and x.shape[-1] and x.is_floating_point():
-        return x
-    check_tensor(name, x, min_ndim=2, wanted="(..., T, D)", floating=True)
-    if x.shape[-1] == 0:
-        raise ValueError(
-            f"{name} must have a feature dimension D > 0 (..., T, D), got {tuple(x.shape)}"
-        )
+    """A floating tensor (..., T, D) with D > 0 (T = 0 is allowed): the scoring functions'."""
+    check_shapes({name: x}, {name: "... T D>0"})
     return x
 
 
@@ -117,6 +119,7 @@ def _attend(
     return weights @ values, weights  # (..., Tq, Tk) @ (..., Tk, Dv) -> (..., Tq, Dv)
 
 
+@contract(q="... Tq Dk>0", k="... Tk Dk", v="... Tk Dv>0", dtype="same")
 def scaled_dot_product_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -134,29 +137,19 @@ def scaled_dot_product_attention(
 
     Lecture 03; Vaswani et al. 2017 eq. 1.
     """
-    _check_seq("q", q), _check_seq("k", k), _check_seq("v", v)
-    check_same_dtype("k", k, "q", q), check_same_dtype("v", v, "q", q)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"q and k must share the last dim d_k: q {tuple(q.shape)} vs k {tuple(k.shape)}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"k and v must have the same length Tk: k {tuple(k.shape)} vs v {tuple(v.shape)}"
-        )
-    batch = _batch_shape(q=q, k=k, v=v)
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., Tq, Dk) @ (..., Dk, Tk)
+    batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     if mask is not None and scores.shape[:-2] != batch:
         scores = scores.expand(*batch, *scores.shape[-2:])
     return _attend(scores, v, mask)
 
 
+@contract(x="any: B T D")
 def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     """(B, T, D) -> (B, H, T, Dh) with Dh = D / H. A pure reshape: any dtype.
 
     Lecture 04.
     """
-    check_tensor("x", x, 3, wanted="(B, T, D)")
     check_positive_int("num_heads", num_heads)
     B, T, D = x.shape
     if D % num_heads:
@@ -164,14 +157,41 @@ def split_heads(x: torch.Tensor, num_heads: int) -> torch.Tensor:
     return x.view(B, T, num_heads, D // num_heads).transpose(1, 2)  # (B,T,H,Dh) -> (B,H,T,Dh)
 
 
+@contract(x="any: B H T Dh")
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
     """(B, H, T, Dh) -> (B, T, H*Dh): the concatenation of the heads. Any dtype.
 
     Lecture 04.
     """
-    check_tensor("x", x, 4, wanted="(B, H, T, Dh)")
     B, H, T, Dh = x.shape
     return x.transpose(1, 2).reshape(B, T, H * Dh)  # (B,H,T,Dh) -> (B,T,H,Dh) -> (B,T,D)
+
+
+class KVCache:
+    """The keys and values one attention layer has computed so far, each (B, H, T, Dh).
+
+    Decoding token by token, position t's keys and values never change, so each step projects
+    the new position only and ``update`` appends it. A ``static`` cache holds the keys and values
+    of a fixed memory (cross-attention over the encoder output): filled on the first call,
+    then reused as they are. ``MultiHeadAttention.forward(..., cache=...)`` uses it.
+
+    Lectures 10 and 14.
+    """
+
+    def __init__(self, keys: torch.Tensor | None = None, values: torch.Tensor | None = None,
+                 *, static: bool = False):  # fmt: skip
+        if (keys is None) != (values is None):
+            raise ValueError("keys and values must be given together (or neither)")
+        check_shapes({"keys": keys, "values": values}, {"keys": "B H T Dh", "values": "B H T Dh"})
+        self.keys, self.values, self.static = keys, values, check_bool("static", static)
+
+    def update(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Append k, v (B, H, T_new, Dh); return all the keys and values (B, H, T + T_new, Dh)."""
+        if self.keys is not None:
+            k = torch.cat([self.keys, k], dim=2)  # (B, H, T, Dh) + (B, H, T_new, Dh)
+            v = torch.cat([self.values, v], dim=2)
+        self.keys, self.values = k, v
+        return k, v
 
 
 class MultiHeadAttention(nn.Module):
@@ -182,23 +202,22 @@ class MultiHeadAttention(nn.Module):
         d_model: model width D; must be divisible by num_heads.
         num_heads: H.
         bias: whether the four projections have biases (torch.nn.MultiheadAttention's default).
-        dropout: dropout on the attention weights during training, in [0, 1) (returned weights
-            are the pre-dropout attention distribution).
+        dropout: on the attention weights during training, in [0, 1) (the returned weights are
+            the distribution before dropout).
 
-    Inputs are floating tensors of the weights' dtype (float32 unless the module was
-    converted); T = 0 is legitimate (an empty output).
+    Inputs are floating tensors of the weights' dtype; T = 0 gives an empty output. Masks are
+    bool, broadcastable to (B, H, Tq, Tk), True = may attend (a (B, Tk) padding mask goes
+    through ``lecturekit.masking.key_padding_mask`` first).
 
     Lecture 04; Vaswani et al. 2017 section 3.2.2.
     """
 
     def __init__(self, d_model: int, num_heads: int, bias: bool = True, *, dropout: float = 0.0):
         super().__init__()
-        check_positive_int("d_model", d_model)
-        check_positive_int("num_heads", num_heads)
+        check_positive_int("d_model", d_model), check_positive_int("num_heads", num_heads)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        check_bool("bias", bias)
-        check_range("dropout", dropout, 0, 1, high_open=True)
+        check_bool("bias", bias), check_range("dropout", dropout, 0, 1, high_open=True)
         self.d_model, self.num_heads, self.head_dim = d_model, num_heads, d_model // num_heads
         self.w_q = nn.Linear(d_model, d_model, bias=bias)
         self.w_k = nn.Linear(d_model, d_model, bias=bias)
@@ -206,169 +225,90 @@ class MultiHeadAttention(nn.Module):
         self.w_o = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(
-        self,
-        query: torch.Tensor,
-        key: torch.Tensor,
-        value: torch.Tensor,
-        mask: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Args:
-            query: (B, Tq, D); key: (B, Tk, D); value: (B, Tk, D).
-            mask: bool broadcastable to (B, H, Tq, Tk), True = may attend. A 2-D mask is read
-                as (Tq, Tk); a (B, Tk) padding mask must go through
-                ``lecturekit.masking.key_padding_mask`` first, giving (B, 1, 1, Tk).
+    @contract(query="B Tq d_model", key="B Tk d_model", value="B Tk d_model")
+    def forward(self, query: torch.Tensor, key: torch.Tensor | None, value: torch.Tensor | None,
+                mask: torch.Tensor | None = None, cache: KVCache | None = None,
+                ) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+        """query (B, Tq, D), key and value (B, Tk, D) -> out (B, Tq, D), weights (B, H, Tq, Tk).
 
-        Returns:
-            out (B, Tq, D) and weights (B, H, Tq, Tk).
+        ``cache``: the keys and values of earlier positions, extended by this call's (a static
+        cache, once filled, replaces key and value, which may then be None).
         """
-        for name, x in (("query", query), ("key", key), ("value", value)):
-            self._check_states(name, x)
-        if key.shape[:2] != value.shape[:2] or query.shape[0] != key.shape[0]:
-            raise ValueError(
-                "query, key, value must share the batch size and key/value the length: "
-                f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}"
-            )
-        q = self._project_queries(query)  # (B, Tq, D) -> (B, H, Tq, Dh)
-        k, v = self._project_keys_values(key, value)  # (B, Tk, D) -> (B, H, Tk, Dh) each
-        return self._attend(q, k, v, mask)
+        q = self.project_queries(query)  # (B, Tq, D) -> (B, H, Tq, Dh)
+        if cache is not None and cache.static and cache.keys is not None:
+            return self.attend(q, cache.keys, cache.values, mask)
+        k, v = self.project_keys_values(key, value)  # (B, Tk, D) -> (B, H, Tk, Dh) each
+        if cache is not None:
+            k, v = cache.update(k, v)  # -> (B, H, T_past + Tk, Dh) each
+        return self.attend(q, k, v, mask)
 
-    def _check_states(self, name: str, x: object) -> None:
-        """x must be (B, T, d_model), floating, of the weights' dtype (a cheap test first: the
-        detailed checks run only to say what is wrong)."""
-        D = self.d_model
-        if (isinstance(x, torch.Tensor) and x.ndim == 3 and x.shape[-1] == D
-                and x.dtype == self.w_q.weight.dtype):  # fmt: skip
-            return
-        check_tensor(name, x, wanted=f"(B, T, d_model={D})")
-        if x.ndim != 3 or x.shape[-1] != D:
-            raise ValueError(f"{name} must be (B, T, d_model={D}), got {shape_of(x)}")
-        check_input(name, x, self, wanted=f"(B, T, d_model={D})")
-
-    def _check_heads(self, name: str, t: object) -> None:
-        """t must be (B, H, T, Dh), of the weights' dtype."""
-        H, Dh = self.num_heads, self.head_dim
-        if (isinstance(t, torch.Tensor) and t.ndim == 4 and t.shape[1] == H and t.shape[3] == Dh
-                and t.dtype == self.w_q.weight.dtype):  # fmt: skip
-            return
-        check_tensor(name, t, wanted=f"(B, H={H}, T, Dh={Dh})")
-        if t.ndim != 4 or t.shape[1] != H or t.shape[-1] != Dh:
-            raise ValueError(f"{name} must be (B, H={H}, T, Dh={Dh}), got {shape_of(t)}")
-        check_input(name, t, self, wanted=f"(B, H={H}, T, Dh={Dh})")
-
+    @contract(query="B Tq d_model")
     def project_queries(self, query: torch.Tensor) -> torch.Tensor:
-        """The queries Q = query W^Q, split into heads: (B, Tq, D) -> (B, H, Tq, Dh)."""
-        self._check_states("query", query)
-        return self._project_queries(query)
-
-    def _project_queries(self, query: torch.Tensor) -> torch.Tensor:
+        """Q = query W^Q, split into heads: (B, Tq, D) -> (B, H, Tq, Dh)."""
         return split_heads(self.w_q(query), self.num_heads)
 
-    def project_keys_values(
-        self, key: torch.Tensor, value: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """The keys K = key W^K and values V = value W^V, split into heads.
-
-        Args:
-            key: (B, Tk, D); value: (B, Tk, D).
-
-        Returns:
-            k and v, each (B, H, Tk, Dh). A decoder computes them once per position and caches
-            them (``lecturekit.kv_cache``).
-        """
-        self._check_states("key", key), self._check_states("value", value)
-        return self._project_keys_values(key, value)
-
-    def _project_keys_values(
-        self, key: torch.Tensor, value: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    @contract(key="B Tk d_model", value="B Tk d_model")
+    def project_keys_values(self, key: torch.Tensor, value: torch.Tensor) -> KV:
+        """K = key W^K and V = value W^V, split into heads: (B, Tk, D) -> (B, H, Tk, Dh) each."""
         H = self.num_heads
-        k = split_heads(self.w_k(key), H)  # (B, Tk, D) -> (B, H, Tk, Dh)
-        v = split_heads(self.w_v(value), H)  # (B, Tk, D) -> (B, H, Tk, Dh)
-        return k, v
+        return split_heads(self.w_k(key), H), split_heads(self.w_v(value), H)
 
-    def attend(
-        self,
-        q: torch.Tensor,
-        k: torch.Tensor,
-        v: torch.Tensor,
-        mask: torch.Tensor | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Scaled dot-product attention of every head, then the output projection:
-        concat_h(softmax(q_h k_h^T / sqrt(Dh) + M) v_h) W^O, on queries, keys and values already
-        projected and split into heads (``project_queries``, ``project_keys_values``, or a
-        cache).
-
-        Args:
-            q: (B, H, Tq, Dh); k, v: (B, H, Tk, Dh); mask as in ``forward``.
-
-        Returns:
-            out (B, Tq, D) and weights (B, H, Tq, Tk).
-        """
-        for name, t in (("q", q), ("k", k), ("v", v)):
-            self._check_heads(name, t)
-        return self._attend(q, k, v, mask)
-
-    def _attend(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    @contract(q="B H=num_heads Tq Dh=head_dim", k="B H=num_heads Tk Dh=head_dim",
+              v="B H=num_heads Tk Dh=head_dim")  # fmt: skip
+    def attend(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+               mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+        """concat_h(softmax(q_h k_h^T / sqrt(Dh) + M) v_h) W^O on projected heads:
+        q (B, H, Tq, Dh), k and v (B, H, Tk, Dh) -> out (B, Tq, D), weights (B, H, Tq, Tk)."""
         scores = q @ k.transpose(-2, -1) / math.sqrt(self.head_dim)  # -> (B, H, Tq, Tk)
         weights = masked_softmax(scores, mask)
         heads = self.dropout(weights) @ v  # (B, H, Tq, Tk) @ (B, H, Tk, Dh) -> (B, H, Tq, Dh)
         return self.w_o(merge_heads(heads)), weights  # (B, H, Tq, Dh) -> (B, Tq, D)
 
-    @torch.no_grad()
     def load_from_torch(self, torch_mha: nn.MultiheadAttention) -> MultiHeadAttention:
-        """Copy the weights of a ``torch.nn.MultiheadAttention`` of the same configuration.
-
-        torch keeps W^Q, W^K, W^V stacked in ``in_proj_weight`` (3D, D); its outputs then equal
-        ours (torch's bool masks mean the opposite: True = may NOT attend). Every field that
-        changes the function must match, else ValueError naming it and nothing is copied:
-        embed_dim and num_heads, kdim = vdim = embed_dim, add_bias_kv=False,
-        add_zero_attn=False, bias, batch_first=True (lecturekit is batch-first). Dropout is
-        not compared (it does nothing in eval mode).
-        """
-        self._check_torch(torch_mha, "torch_mha")
-        self._copy_torch(torch_mha)
+        """Copy a ``torch.nn.MultiheadAttention`` of the same configuration; its outputs then
+        equal ours (its bool masks mean the opposite: True = may NOT attend). Fields that change
+        the function must match, else ValueError naming one, and nothing is copied."""
+        check_torch_mha(self, torch_mha)
+        with torch.no_grad():
+            qkv = (self.w_q, self.w_k, self.w_v)
+            for ours, w in zip(qkv, torch_mha.in_proj_weight.chunk(3), strict=True):
+                ours.weight.copy_(w)
+            if torch_mha.in_proj_bias is not None:
+                for ours, b in zip(qkv, torch_mha.in_proj_bias.chunk(3), strict=True):
+                    ours.bias.copy_(b)
+            self.w_o.load_state_dict(torch_mha.out_proj.state_dict())
         return self
 
-    def _check_torch(self, torch_mha: object, name: str) -> None:
-        """Raise ValueError unless ``torch_mha`` computes the same function as this module."""
-        if not isinstance(torch_mha, nn.MultiheadAttention):
-            raise ValueError(
-                f"{name} must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}"
-            )
-        if (torch_mha.embed_dim, torch_mha.num_heads) != (self.d_model, self.num_heads):
-            raise ValueError(
-                f"{name} has embed_dim={torch_mha.embed_dim}, num_heads={torch_mha.num_heads};"
-                f" this module has d_model={self.d_model}, num_heads={self.num_heads}"
-            )
-        if not torch_mha._qkv_same_embed_dim or torch_mha.bias_k is not None:
-            raise ValueError(f"{name} must use kdim = vdim = embed_dim and add_bias_kv=False")
-        if torch_mha.add_zero_attn:
-            raise ValueError(
-                f"{name} has add_zero_attn=True (an extra all-zero key and value), this module "
-                "has add_zero_attn=False"
-            )
-        has_bias, ours = torch_mha.in_proj_bias is not None, self.w_q.bias is not None
-        if has_bias != ours:
-            raise ValueError(f"{name} has bias={has_bias}, this module has bias={ours}")
-        if not torch_mha.batch_first:
-            raise ValueError(
-                f"{name} has batch_first=False (inputs (T, B, D)), this module is batch-first "
-                "(B, T, D): build the torch module with batch_first=True"
-            )
 
-    def _copy_torch(self, torch_mha: nn.MultiheadAttention) -> None:
-        """Copy the weights of a checked ``torch.nn.MultiheadAttention`` (``_check_torch``)."""
-        qkv = (self.w_q, self.w_k, self.w_v)
-        for lin, w in zip(qkv, torch_mha.in_proj_weight.chunk(3), strict=True):
-            lin.weight.copy_(w)
-        self.w_o.weight.copy_(torch_mha.out_proj.weight)
-        if torch_mha.in_proj_bias is not None:
-            for lin, b in zip(qkv, torch_mha.in_proj_bias.chunk(3), strict=True):
-                lin.bias.copy_(b)
-            self.w_o.bias.copy_(torch_mha.out_proj.bias)
+def check_torch_mha(ours: MultiHeadAttention, torch_mha: object, name: str = "torch_mha") -> None:
+    """Raise ValueError unless ``torch_mha`` computes the same function as ``ours``: embed_dim,
+    num_heads, kdim = vdim = embed_dim, add_bias_kv=False, add_zero_attn=False, bias and
+    batch_first=True (lecturekit is batch-first) are compared; dropout is not (it does nothing
+    in eval mode)."""
+    if not isinstance(torch_mha, nn.MultiheadAttention):
+        raise ValueError(
+            f"{name} must be a torch.nn.MultiheadAttention, got {type(torch_mha).__name__}"
+        )
+    if (torch_mha.embed_dim, torch_mha.num_heads) != (ours.d_model, ours.num_heads):
+        raise ValueError(
+            f"{name} has embed_dim={torch_mha.embed_dim}, num_heads={torch_mha.num_heads};"
+            f" this module has d_model={ours.d_model}, num_heads={ours.num_heads}"
+        )
+    if not torch_mha._qkv_same_embed_dim or torch_mha.bias_k is not None:
+        raise ValueError(f"{name} must use kdim = vdim = embed_dim and add_bias_kv=False")
+    if torch_mha.add_zero_attn:
+        raise ValueError(
+            f"{name} has add_zero_attn=True (an extra all-zero key and value), this module "
+            "has add_zero_attn=False"
+        )
+    has_bias, bias = torch_mha.in_proj_bias is not None, ours.w_q.bias is not None
+    if has_bias != bias:
+        raise ValueError(f"{name} has bias={has_bias}, this module has bias={bias}")
+    if not torch_mha.batch_first:
+        raise ValueError(
+            f"{name} has batch_first=False (inputs (T, B, D)), this module is batch-first "
+            "(B, T, D): build the torch module with batch_first=True"
+        )
 
 
 # ----------------------------------------------------------------------------------------------

@@ -8,11 +8,10 @@ the earlier positions (the "KV cache"), the encoder output's cross-attention key
 projected once, and every step computes the new position only. The outputs equal those of
 ``Decoder.forward`` on the whole prefix (tests/test_kv_cache.py).
 
-Everything here is made of the layers' own public pieces: ``MultiHeadAttention``'s
-``project_queries``, ``project_keys_values`` and ``attend``, and ``DecoderLayer.sublayer``
-(Add & Norm), so a step computes exactly what ``DecoderLayer.forward`` computes for that
-position. (It calls their unchecked versions, ``_project_queries`` etc.: every input is
-checked once, on entry.)
+The cache lives inside attention (``lecturekit.attention.KVCache``, as in torchtune): a step
+is ``DecoderLayer.forward`` on the new position with a cache of the self-attention's keys and
+values and a static cache of the memory's, so it computes exactly what the layer computes for
+that position. GPT's blocks use the same cache (``lecturekit.models.gpt``).
 
 Public API::
 
@@ -35,35 +34,27 @@ from __future__ import annotations
 
 import torch
 
-from lecturekit.attention import MultiHeadAttention
+from lecturekit.attention import KVCache
 from lecturekit.layers import Decoder, DecoderLayer
 from lecturekit.masking import check_mask
-from lecturekit.utils.checks import check_input, check_instance, check_tensor, shape_of
+from lecturekit.utils.checks import check_input, check_instance, shape_of
+from lecturekit.utils.contracts import check_shapes
 
 __all__ = ["KV", "project_memory", "layer_step", "decoder_step"]
 
 KV = tuple[torch.Tensor, torch.Tensor]  # keys, values, each (B, H, T, Dh)
 
 
-def _keys_values(mha: MultiHeadAttention, x: torch.Tensor) -> KV:
-    """The keys and values ``mha`` computes from x (B, T, D), each (B, H, T, Dh), contiguous
-    (so the matrix products of every later step need no copy)."""
-    k, v = mha._project_keys_values(x, x)  # x checked by the caller
-    return k.contiguous(), v.contiguous()
-
-
 def project_memory(decoder: Decoder, memory: torch.Tensor) -> list[KV]:
-    """Each layer's cross-attention keys and values of memory (B, S, D): (B, H, S, Dh) each.
+    """Each layer's cross-attention keys and values of memory (B, S, D): (B, H, S, Dh) each,
+    contiguous (so the matrix products of every later step need no copy).
 
     Lecture 10.
     """
     check_instance("decoder", decoder, Decoder)
-    d_model = decoder.layers[0].d_model
-    check_tensor("memory", memory, wanted=f"(B, S, d_model={d_model})")
-    if memory.ndim != 3 or memory.shape[-1] != d_model:
-        raise ValueError(f"memory must be (B, S, d_model={d_model}), got {shape_of(memory)}")
-    check_input("memory", memory, decoder, wanted=f"(B, S, d_model={d_model})")
-    return [_keys_values(layer.cross_attn, memory) for layer in decoder.layers]
+    check_shapes({"memory": memory}, {"memory": "B S d_model"}, owner=decoder.layers[0])
+    kvs = [layer.cross_attn.project_keys_values(memory, memory) for layer in decoder.layers]
+    return [(k.contiguous(), v.contiguous()) for k, v in kvs]
 
 
 def _check_kv(name: str, kv: object, layer: DecoderLayer, batch: int, broadcast: bool) -> None:
@@ -117,13 +108,7 @@ def layer_step(
     """
     if not isinstance(layer, DecoderLayer):
         raise ValueError(f"layer must be a DecoderLayer, got {type(layer).__name__}")
-    D = layer.d_model
-    ok = isinstance(x_t, torch.Tensor) and x_t.ndim == 3 and x_t.shape[1:] == (1, D)
-    if not ok or x_t.dtype != layer.self_attn.w_q.weight.dtype:
-        check_tensor("x_t", x_t, wanted=f"(B, 1, d_model={D})")
-        if x_t.ndim != 3 or x_t.shape[1:] != (1, D):
-            raise ValueError(f"x_t must be (B, 1, d_model={D}), got {shape_of(x_t)}")
-        check_input("x_t", x_t, layer, wanted=f"(B, 1, d_model={D})")
+    check_shapes({"x_t": x_t}, {"x_t": "B 1 d_model"}, owner=layer)
     B = x_t.shape[0]
     _check_kv("memory_kv", memory_kv, layer, B, broadcast=True)
     if cache is not None:
@@ -131,25 +116,10 @@ def layer_step(
     if memory_mask is not None:
         S = memory_kv[0].shape[2]
         check_mask(memory_mask, (B, layer.cross_attn.num_heads, 1, S), "memory_mask")
-    kv: list[torch.Tensor] = []
-
-    def self_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        q = layer.self_attn._project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
-        k, v = _keys_values(layer.self_attn, h)  # (B, 1, D) -> (B, H, 1, Dh) each
-        if cache is not None:
-            k = torch.cat([cache[0], k], dim=2)  # (B, H, t, Dh) + (B, H, 1, Dh) -> (B, H, t+1, Dh)
-            v = torch.cat([cache[1], v], dim=2)
-        kv.extend((k, v))
-        return layer.self_attn._attend(q, k, v, None)
-
-    def cross_attention(h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        q = layer.cross_attn._project_queries(h)  # (B, 1, D) -> (B, H, 1, Dh)
-        return layer.cross_attn._attend(q, *memory_kv, memory_mask)
-
-    x, _ = layer._sublayer(1, x_t, self_attention)  # inputs checked above
-    x, cross_weights = layer._sublayer(2, x, cross_attention)
-    x, _ = layer._sublayer(3, x, lambda h: (layer.ffn(h), None))
-    return x, (kv[0], kv[1]), cross_weights
+    self_cache = KVCache() if cache is None else KVCache(*cache)
+    memory_cache = KVCache(*memory_kv, static=True)
+    out, _, cross_weights = layer(x_t, None, None, memory_mask, self_cache, memory_cache)
+    return out, (self_cache.keys, self_cache.values), cross_weights
 
 
 def decoder_step(

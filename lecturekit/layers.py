@@ -47,18 +47,17 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lecturekit.attention import MultiHeadAttention
+from lecturekit.attention import KVCache, MultiHeadAttention, check_torch_mha
 from lecturekit.masking import check_mask
 from lecturekit.utils.checks import (
     check_bool,
     check_callable,
     check_choice,
-    check_input,
     check_positive_int,
     check_range,
-    check_tensor,
     shape_of,
 )
+from lecturekit.utils.contracts import contract
 from lecturekit.utils.weights import check_parameters, copy_parameters
 
 __all__ = [
@@ -69,17 +68,26 @@ __all__ = [
     "Decoder",
 ]
 
-ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+ACTIVATIONS = {
+    "relu": F.relu,
+    "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),  # GPT's (Hugging Face's "gelu_new")
+}
 
 
 class PositionwiseFeedForward(nn.Module):
     """FFN(x) = act(x W1 + b1) W2 + b2, applied to each position separately.
 
+    ``activation``: "relu" (the paper), "gelu" (BERT, ViT) or "gelu_tanh" (GPT). ``dropout``
+    acts on the hidden layer (torch's layers do this; GPT and BERT do not: ``hidden_dropout``).
+
     Lecture 04; Vaswani et al. 2017 eq. 2.
     """
 
-    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu"):
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu",
+                 *, hidden_dropout: bool = True):  # fmt: skip
         super().__init__()
+        check_bool("hidden_dropout", hidden_dropout)
         check_choice("activation", activation, sorted(ACTIVATIONS))
         check_positive_int("d_model", d_model)
         check_positive_int("d_ff", d_ff)
@@ -88,29 +96,12 @@ class PositionwiseFeedForward(nn.Module):
         self.linear1 = nn.Linear(d_model, d_ff)  # (B, T, D) -> (B, T, d_ff)
         self.linear2 = nn.Linear(d_ff, d_model)  # (B, T, d_ff) -> (B, T, D)
         self.activation = activation
-        self.dropout = nn.Dropout(dropout)
+        self.dropout = nn.Dropout(dropout if hidden_dropout else 0.0)
 
+    @contract(x="... d_model")
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """x (B, T, D) -> (B, T, D) (any leading dims (..., D): position-wise)."""
-        _check_states("x", x, self, self.linear1.weight, position_wise=True)
         return self.linear2(self.dropout(ACTIVATIONS[self.activation](self.linear1(x))))
-
-
-def _check_states(
-    name: str, x: object, layer: nn.Module, weight: torch.Tensor, position_wise: bool = False
-) -> None:
-    """x must be (B, T, d_model) ((..., d_model) if ``position_wise``), floating, of the dtype
-    of the layer's ``weight``. A cheap test first: the detailed checks run only to say what is
-    wrong."""
-    d_model = layer.d_model
-    ok = isinstance(x, torch.Tensor) and x.shape[-1:] == (d_model,) and x.dtype == weight.dtype
-    if ok and (x.ndim == 3 or position_wise):
-        return
-    wanted = f"(..., d_model={d_model})" if position_wise else f"(B, T, d_model={d_model})"
-    check_tensor(name, x, wanted=wanted)
-    if x.shape[-1:] != (d_model,) or not (x.ndim == 3 or position_wise):
-        raise ValueError(f"{name} must be {wanted}, got {tuple(x.shape)}")
-    check_input(name, x, layer, wanted=wanted)
 
 
 def _activation_name(fn: object) -> str | None:
@@ -140,6 +131,7 @@ class _Sublayers(nn.Module):
         self.norm_first = norm_first
         self.num_sublayers = count
 
+    @contract(x="B T d_model")
     def sublayer(
         self, i: int, x: torch.Tensor, fn: Callable[[torch.Tensor], tuple[torch.Tensor, object]]
     ) -> tuple[torch.Tensor, object]:
@@ -152,19 +144,12 @@ class _Sublayers(nn.Module):
         """
         if isinstance(i, bool) or not isinstance(i, int) or not 1 <= i <= self.num_sublayers:
             raise ValueError(f"i must be a sublayer number in 1..{self.num_sublayers}, got {i!r}")
-        _check_states("x", x, self, self.self_attn.w_q.weight)
         check_callable("fn", fn)
-        return self._sublayer(i, x, lambda h: _sublayer_output(fn, h, x))
-
-    def _sublayer(
-        self, i: int, x: torch.Tensor, fn: Callable[[torch.Tensor], tuple[torch.Tensor, object]]
-    ) -> tuple[torch.Tensor, object]:
-        """``sublayer`` without the checks, for the layers' own (checked) inputs."""
         norm, dropout = getattr(self, f"norm{i}"), getattr(self, f"dropout{i}")
         if self.norm_first:
-            out, aux = fn(norm(x))
+            out, aux = _sublayer_output(fn, norm(x), x)
             return x + dropout(out), aux
-        out, aux = fn(x)
+        out, aux = _sublayer_output(fn, x, x)
         return norm(x + dropout(out)), aux  # Add & Norm
 
     # Copying a torch layer: every field that changes the function is compared first.
@@ -228,13 +213,13 @@ class _Sublayers(nn.Module):
                 "batch-first (B, T, D): build the torch layer with batch_first=True"
             )
         for name, mha in self._attention_pairs(t):
-            mha._check_torch(getattr(t, name), f"torch_layer.{name}")
+            check_torch_mha(mha, getattr(t, name), f"torch_layer.{name}")
         check_parameters(self._parameter_pairs(t))
 
     def _copy_torch(self, torch_layer: nn.Module) -> None:
         """Copy the weights of a checked torch layer (``_check_torch``)."""
         for name, mha in self._attention_pairs(torch_layer):
-            mha._copy_torch(getattr(torch_layer, name))
+            mha.load_from_torch(getattr(torch_layer, name))
         copy_parameters(self._parameter_pairs(torch_layer))
 
     @torch.no_grad()
@@ -271,11 +256,15 @@ class EncoderLayer(_Sublayers):
         d_model, num_heads: as in MultiHeadAttention.
         d_ff: hidden width of the feed-forward network.
         dropout: on attention weights, sublayer outputs and the FFN hidden layer (training only).
-        activation: "relu" (the paper) or "gelu" (BERT, ViT).
-        norm_first: False = post-norm as in the paper; True = pre-norm (ViT).
+        activation: "relu" (the paper), "gelu" (BERT, ViT) or "gelu_tanh" (GPT).
+        norm_first: False = post-norm as in the paper (and GPT-1); True = pre-norm (ViT, GPT-2).
         layer_norm_eps: LayerNorm epsilon.
+        hidden_dropout: dropout on the feed-forward's hidden layer too (torch's; GPT has none).
 
-    Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1.
+    With a causal mask this is also GPT's decoder block (``lecturekit.models.gpt``): a
+    decoder-only model has no cross-attention.
+
+    Lecture 06 (Add & Norm); Vaswani et al. 2017 section 3.1; Radford et al. 2018 eq. 2.
     """
 
     torch_class = nn.TransformerEncoderLayer
@@ -289,22 +278,26 @@ class EncoderLayer(_Sublayers):
         activation: str = "relu",
         norm_first: bool = False,
         layer_norm_eps: float = 1e-5,
+        *,
+        hidden_dropout: bool = True,
     ):
         super().__init__()
         self.self_attn = MultiHeadAttention(d_model, num_heads, dropout=dropout)
-        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
+        self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout, activation,
+                                           hidden_dropout=hidden_dropout)  # fmt: skip
         self._add_sublayers(d_model, 2, dropout, norm_first, layer_norm_eps)
 
+    @contract(x="B T d_model")
     def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None = None
+        self, x: torch.Tensor, mask: torch.Tensor | None = None, cache: KVCache | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """x (B, T, D), mask bool broadcastable to (B, H, T, T).
+        """x (B, T, D), mask bool broadcastable to (B, H, T, T_past + T); ``cache``: the
+        self-attention keys and values of T_past earlier positions, extended by these T.
 
-        Returns out (B, T, D) and weights (B, H, T, T).
+        Returns out (B, T, D) and weights (B, H, T, T_past + T).
         """
-        _check_states("x", x, self, self.self_attn.w_q.weight)
-        x, weights = self._sublayer(1, x, lambda h: self.self_attn(h, h, h, mask))
-        x, _ = self._sublayer(2, x, lambda h: (self.ffn(h), None))
+        x, weights = self.sublayer(1, x, lambda h: self.self_attn(h, h, h, mask, cache))
+        x, _ = self.sublayer(2, x, lambda h: (self.ffn(h), None))
         return x, weights
 
     def _attention_pairs(self, torch_layer: nn.Module) -> list[tuple[str, MultiHeadAttention]]:
@@ -339,42 +332,42 @@ class DecoderLayer(_Sublayers):
         self.ffn = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
         self._add_sublayers(d_model, 3, dropout, norm_first, layer_norm_eps)
 
+    @contract(x="B T d_model", memory="B S d_model")
     def forward(
         self,
         x: torch.Tensor,
-        memory: torch.Tensor,
+        memory: torch.Tensor | None,
         self_mask: torch.Tensor | None = None,
         memory_mask: torch.Tensor | None = None,
+        cache: KVCache | None = None,
+        memory_cache: KVCache | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Args:
             x: (B, T, D) target-side states.
-            memory: (B, S, D) the encoder's output.
+            memory: (B, S, D) the encoder's output (None if ``memory_cache`` holds its keys
+                and values).
             self_mask: bool broadcastable to (B, H, T, T), True = may attend; the causal mask
                 (and target padding) so position t sees only positions <= t.
             memory_mask: bool broadcastable to (B, H, T, S); usually the source padding mask
                 as (B, 1, 1, S) (``lecturekit.masking.key_padding_mask``).
+            cache: the self-attention keys and values of earlier positions (decoding step by
+                step, ``lecturekit.kv_cache``); memory_cache: a static cache of the memory's.
 
         Returns:
             out (B, T, D), self-attention weights (B, H, T, T), cross-attention weights
             (B, H, T, S).
         """
-        _check_states("x", x, self, self.self_attn.w_q.weight)
-        _check_states("memory", memory, self, self.self_attn.w_q.weight)
-        if memory.shape[0] != x.shape[0]:
-            raise ValueError(
-                f"x and memory must share the batch size: x {tuple(x.shape)}, "
-                f"memory {tuple(memory.shape)}"
-            )
-        (B, T, _), S, H = x.shape, memory.shape[1], self.self_attn.num_heads
-        if self_mask is not None:
-            check_mask(self_mask, (B, H, T, T), "self_mask")
-        if memory_mask is not None:
-            check_mask(memory_mask, (B, H, T, S), "memory_mask")
-        x, self_weights = self._sublayer(1, x, lambda h: self.self_attn(h, h, h, self_mask))
-        x, cross_weights = self._sublayer(
-            2, x, lambda h: self.cross_attn(h, memory, memory, memory_mask)
+        if memory is not None:
+            (B, T, _), S, H = x.shape, memory.shape[1], self.self_attn.num_heads
+            if self_mask is not None:
+                check_mask(self_mask, (B, H, T, T), "self_mask")
+            if memory_mask is not None:
+                check_mask(memory_mask, (B, H, T, S), "memory_mask")
+        x, self_weights = self.sublayer(1, x, lambda h: self.self_attn(h, h, h, self_mask, cache))
+        x, cross_weights = self.sublayer(
+            2, x, lambda h: self.cross_attn(h, memory, memory, memory_mask, memory_cache)
         )
-        x, _ = self._sublayer(3, x, lambda h: (self.ffn(h), None))
+        x, _ = self.sublayer(3, x, lambda h: (self.ffn(h), None))
         return x, self_weights, cross_weights
 
     def _attention_pairs(self, torch_layer: nn.Module) -> list[tuple[str, MultiHeadAttention]]:
@@ -399,6 +392,7 @@ class _Stack(nn.Module):
         check_positive_int("num_layers", num_layers)
         if final_norm is not None:
             check_bool("final_norm", final_norm)
+        self.d_model = d_model
         self.layers = nn.ModuleList(
             self.layer_class(d_model, num_heads, d_ff, **layer_kwargs) for _ in range(num_layers)
         )
@@ -467,6 +461,7 @@ class Encoder(_Stack):
     layer_class = EncoderLayer
     torch_class = nn.TransformerEncoder
 
+    @contract(x="B T d_model")
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, list[torch.Tensor]]:
@@ -490,6 +485,7 @@ class Decoder(_Stack):
     layer_class = DecoderLayer
     torch_class = nn.TransformerDecoder
 
+    @contract(x="B T d_model", memory="B S d_model")
     def forward(
         self,
         x: torch.Tensor,

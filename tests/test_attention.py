@@ -108,15 +108,15 @@ def test_sdpa_is_permutation_equivariant():
     [
         (
             lambda: (torch.randn(5, 8), torch.randn(7, 4), torch.randn(7, 6)),
-            r"q .*\(5, 8\).*k .*\(7, 4\)",
+            r"k must be .*Dk=8 as in q \(5, 8\), got \(7, 4\)",
         ),
         (
             lambda: (torch.randn(5, 8), torch.randn(7, 8), torch.randn(6, 6)),
-            r"k and v .*\(7, 8\).*\(6, 6\)",
+            r"v must be .*Tk=7 as in k \(7, 8\), got \(6, 6\)",
         ),
         (
             lambda: (torch.randn(8), torch.randn(7, 8), torch.randn(7, 6)),
-            r"q must have shape \(\.\.\., T, D\), got \(8,\)",
+            r"q must be \(\.\.\., Tq, Dk\), got \(8,\)",
         ),
         (lambda: ([[1.0]], torch.randn(7, 8), torch.randn(7, 6)), r"q must be a torch.Tensor"),
         (
@@ -211,12 +211,18 @@ def test_mha_bad_inputs():
     with pytest.raises(ValueError, match="num_heads must be a positive integer"):
         MultiHeadAttention(8, 0)
     mha = MultiHeadAttention(8, 2)
-    with pytest.raises(ValueError, match=r"query must be \(B, T, d_model=8\), got \(2, 3, 6\)"):
+    with pytest.raises(ValueError, match=r"query must be \(B, Tq, d_model=8\), got \(2, 3, 6\)"):
         mha(torch.randn(2, 3, 6), torch.randn(2, 3, 8), torch.randn(2, 3, 8))
-    with pytest.raises(ValueError, match=r"key must be \(B, T, d_model=8\), got \(3, 8\)"):
+    with pytest.raises(ValueError, match=r"key must be \(B, Tk, d_model=8\), got \(3, 8\)"):
         mha(torch.randn(2, 3, 8), torch.randn(3, 8), torch.randn(3, 8))
-    with pytest.raises(ValueError, match="share the batch size"):
+    with pytest.raises(
+        ValueError, match=r"value must be .*Tk=4 as in key \(2, 4, 8\), got \(2, 5, 8\)"
+    ):
         mha(torch.randn(2, 3, 8), torch.randn(2, 4, 8), torch.randn(2, 5, 8))
+    with pytest.raises(
+        ValueError, match=r"key must be .*B=2 as in query \(2, 3, 8\), got \(3, 4, 8\)"
+    ):
+        mha(torch.randn(2, 3, 8), torch.randn(3, 4, 8), torch.randn(3, 4, 8))
     x = torch.randn(2, 3, 8)
     with pytest.raises(ValueError, match=r"mask must be bool"):
         mha(x, x, x, torch.zeros(3, 3))
@@ -396,7 +402,7 @@ def test_mha_forward_is_its_three_public_pieces():
     out, weights = mha.attend(q, k, v, mask)
     expected_out, expected_weights = mha(x, memory, memory, mask)
     assert torch.equal(out, expected_out) and torch.equal(weights, expected_weights)
-    with pytest.raises(ValueError, match=r"k must be \(B, H=4, T, Dh=4\), got \(2, 5, 16\)"):
+    with pytest.raises(ValueError, match=r"k must be \(B, H=4, Tk, Dh=4\), got \(2, 5, 16\)"):
         mha.attend(q, memory, v)
 
 

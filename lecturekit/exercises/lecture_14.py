@@ -179,7 +179,7 @@ def _compare_min_p(
     "GPT-1, post-norm",
     hints=(
         "Subclass your Block and change forward only: the LayerNorm goes after the residual "
-        "sum, x = ln_1(x + attn(x)), then x = ln_2(x + mlp(x)), with the same dropout as "
+        "sum, x = norm1(x + attn(x)), then x = norm2(x + ffn(x)), with the same dropout as "
         "before.",
         "In GPT1.__init__, call GPT.__init__, then replace self.blocks by a ModuleList of your "
         "post-norm blocks and self.final_norm by nn.Identity() (a module without parameters).",
@@ -194,7 +194,7 @@ def _gpt1(answer: object) -> str:
     generator = torch.Generator().manual_seed(0)
     with torch.no_grad():  # LayerNorms away from 1 and 0, so that each one matters
         for name, p in reference.named_parameters():
-            if ".ln_" in name:
+            if ".norm" in name:
                 p.add_(0.3 * torch.randn(p.shape, generator=generator))
     what = "GPT1(60, 32, 32, 2, 4, 96, 0.0)"  # V, P, D, L, H, F, dropout
     model = run_student(answer, 60, 32, 32, 2, 4, 96, 0.0, what=what)
@@ -236,9 +236,9 @@ def _diagnose_block(model: nn.Module, reference: nn.Module) -> None:
     causal = torch.ones(7, 7, dtype=torch.bool).tril()
     block = reference.blocks[0]
     post = block(x, causal)[0]
-    block.pre_norm = True  # the same weights, GPT-2's order
+    block.norm_first = True  # the same weights, GPT-2's order
     pre = block(x, causal)[0]
-    block.pre_norm = False
+    block.norm_first = False
     try:
         got = torch.as_tensor(blocks[0](x))
     except Exception:  # the student's block takes other arguments: no diagnosis then

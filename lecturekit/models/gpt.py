@@ -39,10 +39,10 @@ from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
-from lecturekit.attention import MultiHeadAttention
+from lecturekit.attention import KVCache
+from lecturekit.layers import EncoderLayer
 from lecturekit.masking import causal_mask, combine_masks, key_padding_mask
 from lecturekit.models.bert import check_hf_layer_norms
 from lecturekit.utils.checks import (
@@ -57,7 +57,7 @@ from lecturekit.utils.checks import (
 from lecturekit.utils.config import ModelConfig
 from lecturekit.utils.weights import copy_parameters
 
-__all__ = ["GPT2_SIZES", "GPTConfig", "GPTOutput", "GPTMLP", "GPTBlock", "GPT", "init_gpt_weights"]
+__all__ = ["GPT2_SIZES", "GPTConfig", "GPTOutput", "gpt_block", "GPT", "init_gpt_weights"]
 
 # GPT-2's four models (Radford et al. 2019 table 2): layers, width, heads
 GPT2_SIZES: dict[str, tuple[int, int, int]] = {
@@ -147,74 +147,23 @@ class GPTOutput(NamedTuple):
     cache: list[KV] | None  # per layer (keys, values), each (B, H, T_past + T, Dh)
 
 
-class GPTMLP(nn.Module):
-    """The position-wise feed-forward of GPT: Linear(D, F) -> GELU (tanh approximation, GPT's
-    and Hugging Face's ``gelu_new``) -> Linear(F, D) -> dropout.
+def gpt_block(config: GPTConfig) -> EncoderLayer:
+    """One decoder block: masked multi-head self-attention and a feed-forward (GELU, tanh
+    approximation: GPT's and Hugging Face's ``gelu_new``), each with a residual connection and a
+    LayerNorm. It is the encoder-decoder's layer without cross-attention, run with a causal mask:
+    lecturekit's one Transformer block (``lecturekit.layers.EncoderLayer``).
 
-    Lecture 14; Radford et al. 2018 section 4.1 ("Gaussian Error Linear Unit").
-    """
-
-    def __init__(self, hidden_size: int, intermediate_size: int, dropout: float = 0.0):
-        super().__init__()
-        self.linear1 = nn.Linear(hidden_size, intermediate_size)  # (B, T, D) -> (B, T, F)
-        self.linear2 = nn.Linear(intermediate_size, hidden_size)  # (B, T, F) -> (B, T, D)
-        self.dropout = nn.Dropout(dropout)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """x (B, T, D) -> (B, T, D)."""
-        return self.dropout(self.linear2(F.gelu(self.linear1(x), approximate="tanh")))
-
-
-class GPTBlock(nn.Module):
-    """One decoder block: masked multi-head self-attention and a feed-forward, each with a
-    residual connection and a LayerNorm.
-
-    Pre-norm (GPT-2/3): x = x + attn(ln_1(x)); x = x + mlp(ln_2(x)).
-    Post-norm (GPT-1): x = ln_1(x + attn(x)); x = ln_2(x + mlp(x)).
+    Pre-norm (GPT-2/3): x = x + attn(norm1(x)); x = x + ffn(norm2(x)).
+    Post-norm (GPT-1): x = norm1(x + attn(x)); x = norm2(x + ffn(x)).
+    Dropout on the attention weights and on each sub-layer's output, none inside the
+    feed-forward (Hugging Face's GPT2MLP).
 
     Lecture 14; Radford et al. 2018 eq. 2; Radford et al. 2019 section 2.3.
     """
-
-    def __init__(self, config: GPTConfig):
-        super().__init__()
-        check_instance("config", config, GPTConfig)
-        D, eps = config.hidden_size, config.layer_norm_eps
-        self.pre_norm = config.pre_norm
-        self.ln_1 = nn.LayerNorm(D, eps=eps)
-        self.attn = MultiHeadAttention(D, config.num_heads, dropout=config.dropout)
-        self.attn_dropout = nn.Dropout(config.dropout)  # on the attention output (residual)
-        self.ln_2 = nn.LayerNorm(D, eps=eps)
-        self.mlp = GPTMLP(D, config.intermediate_size, config.dropout)
-
-    def forward(
-        self, x: torch.Tensor, mask: torch.Tensor | None, past: KV | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, KV]:
-        """Args:
-            x: (B, T, D) the block's input at the new positions.
-            mask: bool broadcastable to (B, H, T, T_past + T), True = may attend (causal AND
-                padding; ``GPT.forward`` builds it).
-            past: (keys, values) of the T_past earlier positions, each (B, H, T_past, Dh), or
-                None.
-
-        Returns:
-            out (B, T, D), attention weights (B, H, T, T_past + T), and (keys, values) of all
-            T_past + T positions, each (B, H, T_past + T, Dh).
-        """
-        h = self.ln_1(x) if self.pre_norm else x
-        q = self.attn.project_queries(h)  # (B, T, D) -> (B, H, T, Dh)
-        k, v = self.attn.project_keys_values(h, h)  # (B, T, D) -> (B, H, T, Dh) each
-        if past is not None:
-            k = torch.cat([past[0], k], dim=2)  # (B, H, T_past, Dh) + (B, H, T, Dh) -> T_past + T
-            v = torch.cat([past[1], v], dim=2)  # (B, H, T_past, Dh) + (B, H, T, Dh) -> T_past + T
-        a, weights = self.attn.attend(q, k, v, mask)  # (B, T, D), (B, H, T, T_past + T)
-        a = self.attn_dropout(a)
-        if self.pre_norm:
-            x = x + a
-            x = x + self.mlp(self.ln_2(x))
-        else:
-            x = self.ln_1(x + a)
-            x = self.ln_2(x + self.mlp(x))
-        return x, weights, (k, v)
+    check_instance("config", config, GPTConfig)
+    return EncoderLayer(config.hidden_size, config.num_heads, config.intermediate_size,
+                        config.dropout, "gelu_tanh", config.pre_norm, config.layer_norm_eps,
+                        hidden_dropout=False)  # fmt: skip
 
 
 @torch.no_grad()
@@ -241,8 +190,8 @@ def init_gpt_weights(model: GPT, generator: torch.Generator | None = None) -> No
             module.weight.fill_(1.0), module.bias.zero_()
     std = 0.02 / math.sqrt(2 * len(model.blocks))
     for block in model.blocks:
-        block.attn.w_o.weight.normal_(0.0, std, generator=generator)
-        block.mlp.linear2.weight.normal_(0.0, std, generator=generator)
+        block.self_attn.w_o.weight.normal_(0.0, std, generator=generator)
+        block.ffn.linear2.weight.normal_(0.0, std, generator=generator)
 
 
 class GPT(nn.Module):
@@ -265,7 +214,7 @@ class GPT(nn.Module):
         self.token_embedding = nn.Embedding(config.vocab_size, D)  # W_e
         self.position_embedding = nn.Embedding(config.max_position, D)  # W_p
         self.dropout = nn.Dropout(config.dropout)
-        self.blocks = nn.ModuleList(GPTBlock(config) for _ in range(config.num_layers))
+        self.blocks = nn.ModuleList(gpt_block(config) for _ in range(config.num_layers))
         self.final_norm = nn.LayerNorm(D, eps=config.layer_norm_eps) if config.pre_norm else None
         init_gpt_weights(self, generator)
 
@@ -315,11 +264,15 @@ class GPT(nn.Module):
         positions = torch.arange(T_past, T_past + T, device=device)  # (T,)
         x = self.token_embedding(input_ids.long()) + self.position_embedding(positions)  # (B,T,D)
         x = self.dropout(x)
-        attentions, new_cache = [], []
-        for i, block in enumerate(self.blocks):
-            x, weights, kv = block(x, mask, None if cache is None else cache[i])
+        if cache is None:
+            caches = [KVCache() for _ in self.blocks]
+        else:
+            caches = [KVCache(*kv) for kv in cache]
+        attentions = []
+        for block, kv in zip(self.blocks, caches, strict=True):
+            x, weights = block(x, mask, kv)  # kv: extended by these T positions
             attentions.append(weights)
-            new_cache.append(kv)
+        new_cache = [(kv.keys, kv.values) for kv in caches]
         if self.final_norm is not None:
             x = self.final_norm(x)
         logits = x @ self.token_embedding.weight.T  # (B, T, D) @ (D, V) -> (B, T, V)
@@ -403,14 +356,14 @@ class GPT(nn.Module):
         for mine, theirs in zip(model.blocks, tr.h, strict=True):
             c_attn = theirs.attn.c_attn  # weight (D, 3D): [W^Q | W^K | W^V]
             pairs += [
-                (mine.attn.w_q, _conv1d_as_linear(c_attn, 0, D)),
-                (mine.attn.w_k, _conv1d_as_linear(c_attn, D, 2 * D)),
-                (mine.attn.w_v, _conv1d_as_linear(c_attn, 2 * D, 3 * D)),
-                (mine.attn.w_o, _conv1d_as_linear(theirs.attn.c_proj)),
-                (mine.ln_1, theirs.ln_1),
-                (mine.ln_2, theirs.ln_2),
-                (mine.mlp.linear1, _conv1d_as_linear(theirs.mlp.c_fc)),
-                (mine.mlp.linear2, _conv1d_as_linear(theirs.mlp.c_proj)),
+                (mine.self_attn.w_q, _conv1d_as_linear(c_attn, 0, D)),
+                (mine.self_attn.w_k, _conv1d_as_linear(c_attn, D, 2 * D)),
+                (mine.self_attn.w_v, _conv1d_as_linear(c_attn, 2 * D, 3 * D)),
+                (mine.self_attn.w_o, _conv1d_as_linear(theirs.attn.c_proj)),
+                (mine.norm1, theirs.ln_1),
+                (mine.norm2, theirs.ln_2),
+                (mine.ffn.linear1, _conv1d_as_linear(theirs.mlp.c_fc)),
+                (mine.ffn.linear2, _conv1d_as_linear(theirs.mlp.c_proj)),
             ]
         copy_parameters(pairs)
         return model.train(hf_model.training)

@@ -50,9 +50,9 @@ from lecturekit.utils.checks import (
     check_lengths,
     check_padding_mask,
     check_positive_int,
-    check_tensor,
 )
 from lecturekit.utils.config import ModelConfig
+from lecturekit.utils.contracts import contract
 
 __all__ = ["TransformerConfig", "AttentionWeights", "Transformer"]
 
@@ -178,6 +178,7 @@ class Transformer(nn.Module):
         src_pad = self._pad("src_pad", src_pad, src)
         return self.encoder(self.embed_src(src), key_padding_mask(src_pad))
 
+    @contract(tgt_in="int: B T", memory="B S d_model=config.d_model")
     def decode(
         self,
         tgt_in: torch.Tensor,
@@ -192,13 +193,6 @@ class Transformer(nn.Module):
         cross-attention mask: source padding, (B, 1, 1, S).
         """
         tgt_in = self._ids("tgt_in", tgt_in, self.config.tgt_vocab_size)
-        B, d_model = tgt_in.shape[0], self.config.d_model
-        check_tensor("memory", memory, 3, wanted=f"(B={B}, S, d_model={d_model})", floating=True)
-        if memory.shape[0] != B or memory.shape[2] != d_model:
-            raise ValueError(
-                f"memory must be (B={B}, S, d_model={d_model}) (B of tgt_in), got "
-                f"{tuple(memory.shape)}"
-            )
         src_pad = check_padding_mask("src_pad", src_pad, memory.shape[:2])
         tgt_pad = self._pad("tgt_pad", tgt_pad, tgt_in)
         T = tgt_in.shape[1]

@@ -52,15 +52,15 @@ class MLP(nn.Module):
 class Block(nn.Module):
     def __init__(self, d, num_heads, d_ff, dropout):
         super().__init__()
-        self.ln_1 = nn.LayerNorm(d)
-        self.attn = CausalSelfAttention(d, num_heads, dropout)
+        self.norm1 = nn.LayerNorm(d)
+        self.self_attn = CausalSelfAttention(d, num_heads, dropout)
         self.attn_dropout = nn.Dropout(dropout)
-        self.ln_2 = nn.LayerNorm(d)
-        self.mlp = MLP(d, d_ff, dropout)
+        self.norm2 = nn.LayerNorm(d)
+        self.ffn = MLP(d, d_ff, dropout)
 
     def forward(self, x):
-        x = x + self.attn_dropout(self.attn(self.ln_1(x)))
-        return x + self.mlp(self.ln_2(x))
+        x = x + self.attn_dropout(self.self_attn(self.norm1(x)))
+        return x + self.ffn(self.norm2(x))
 
 
 class GPT(nn.Module):
@@ -177,8 +177,8 @@ def test_min_p_stub_is_not_attempted(mine, capsys):
 
 class PostNormBlock(Block):
     def forward(self, x):
-        x = self.ln_1(x + self.attn_dropout(self.attn(x)))
-        return self.ln_2(x + self.mlp(x))
+        x = self.norm1(x + self.attn_dropout(self.self_attn(x)))
+        return self.norm2(x + self.ffn(x))
 
 
 class GPT1(GPT):
@@ -204,8 +204,8 @@ class KeepsTheFinalNorm(GPT1):
 
 class HalfPostNormBlock(Block):
     def forward(self, x):
-        x = self.ln_1(x + self.attn_dropout(self.attn(x)))
-        return x + self.mlp(self.ln_2(x))  # the MLP still pre-norm
+        x = self.norm1(x + self.attn_dropout(self.self_attn(x)))
+        return x + self.ffn(self.norm2(x))  # the MLP still pre-norm
 
 
 class HalfPostNorm(GPT1):
@@ -239,7 +239,7 @@ def test_gpt1_refuses_near_misses_without_the_answer(wrong, says, capsys):
     out = capsys.readouterr().out
     assert status("14.2") == "not yet" and says in out, out
     said = out.split("hint 1")[0]
-    for leak in ("nn.Identity", "ln_1(x +", "ModuleList"):
+    for leak in ("nn.Identity", "norm1(x +", "ModuleList"):
         assert leak not in said, (leak, said)
 
 

@@ -129,9 +129,9 @@ def test_initialisation_is_gpt2s_and_seeded():
                        num_heads=4, intermediate_size=1024)  # fmt: skip
     model = GPT(config, generator=torch.Generator().manual_seed(0)).requires_grad_(False)
     assert abs(float(model.token_embedding.weight.std()) - 0.02) < 1e-3
-    assert float(model.blocks[0].attn.w_q.bias.abs().max()) == 0.0
-    assert torch.equal(model.blocks[0].ln_1.weight, torch.ones(256))
-    residual = torch.cat([b.attn.w_o.weight.flatten() for b in model.blocks])
+    assert float(model.blocks[0].self_attn.w_q.bias.abs().max()) == 0.0
+    assert torch.equal(model.blocks[0].norm1.weight, torch.ones(256))
+    residual = torch.cat([b.self_attn.w_o.weight.flatten() for b in model.blocks])
     assert abs(float(residual.std()) - 0.02 / 4) < 2e-4  # 0.02 / sqrt(2 * 8)
     state = torch.random.get_rng_state()
     init_gpt_weights(model, torch.Generator().manual_seed(1))

@@ -134,9 +134,11 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="num_layers must be a positive integer"):
         Decoder(0, 8, 2, 16)
     layer = DecoderLayer(D, H, FF)
-    with pytest.raises(ValueError, match=r"memory must be \(B, T, d_model=16\), got \(2, 5, 8\)"):
+    with pytest.raises(ValueError, match=r"memory must be \(B, S, d_model=16\), got \(2, 5, 8\)"):
         layer(torch.randn(2, 3, D), torch.randn(2, 5, 8))
-    with pytest.raises(ValueError, match="must share the batch size"):
+    with pytest.raises(
+        ValueError, match=r"memory must be .*B=2 as in x \(2, 3, 16\), got \(1, 5, 16\)"
+    ):
         layer(torch.randn(2, 3, D), torch.randn(1, 5, D))
     with pytest.raises(ValueError, match="norm_first"):
         layer.load_from_torch(nn.TransformerDecoderLayer(D, H, FF, norm_first=True))
