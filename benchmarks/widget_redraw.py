@@ -38,8 +38,8 @@ import time
 
 def measure(name: str, pace: float = 0.0) -> dict[str, object]:
     from lecturekit import figures
-    from lecturekit.publish.frames import derive_grid
     from lecturekit.viz.widgets import widget_controls
+    from lecturekit_publish.frames import derive_grid
 
     start = time.perf_counter()
     widget, grid = figures.widget_spec(name).func()
