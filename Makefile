@@ -16,8 +16,10 @@
 # make serve-slides -> present slides/ from http://127.0.0.1:8001
 # make student-release -> the tree a class hub's nbgitpuller links pull into student-release/:
 #   the lectures without solutions/ or per-run metadata (docs/teaching-a-class.md)
+# site, slides, student-release and test also install the builder, tools/ (lecturekit_publish,
+#   its own distribution: the student wheel does not carry it) with pip install -e ./tools.
 # Set-up is redone only when requirements.txt, pyproject.toml or setup.py change
-# (requirements-test.txt, for make test only, when it changes).
+# (requirements-test.txt, for make test only, when it changes; tools/pyproject.toml for the builder).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -26,6 +28,7 @@ STAMP := $(VENV)/.lecturekit-installed
 TEST_STAMP := $(VENV)/.lecturekit-test-installed
 SITE_STAMP := $(VENV)/.lecturekit-site-installed
 SLIDES_STAMP := $(VENV)/.lecturekit-slides-installed
+PUBLISH_STAMP := $(VENV)/.lecturekit-publish-installed
 PYTEST_ARGS ?=
 # pytest-xdist workers for make test (a test file per worker at a time): one per core by default
 PYTEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -50,17 +53,22 @@ $(STAMP): requirements.txt pyproject.toml setup.py
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $(STAMP)
 
-$(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt requirements-class.txt $(STAMP)
+$(TEST_STAMP): requirements-test.txt requirements-site.txt requirements-slides.txt requirements-class.txt $(STAMP) $(PUBLISH_STAMP)
 	$(BIN)/python -m pip install --no-compile -r requirements-test.txt
 	@# (not byte-compiled here: the root conftest.py has each module's bytecode written by the
 	@# first process of the run that imports it, where PYTHONDONTWRITEBYTECODE would prevent it)
 	touch $(TEST_STAMP)
 
-$(SITE_STAMP): requirements-site.txt $(STAMP)
+# the site and slide builder (tools/): editable, like lecturekit; its dependency is lecturekit
+$(PUBLISH_STAMP): tools/pyproject.toml $(STAMP)
+	$(BIN)/python -m pip install --no-deps -e ./tools
+	touch $(PUBLISH_STAMP)
+
+$(SITE_STAMP): requirements-site.txt $(STAMP) $(PUBLISH_STAMP)
 	$(BIN)/python -m pip install --no-compile -r requirements-site.txt
 	touch $(SITE_STAMP)
 
-$(SLIDES_STAMP): requirements-slides.txt $(STAMP)
+$(SLIDES_STAMP): requirements-slides.txt $(STAMP) $(PUBLISH_STAMP)
 	$(BIN)/python -m pip install --no-compile -r requirements-slides.txt
 	touch $(SLIDES_STAMP)
 
@@ -87,8 +95,8 @@ figures: $(STAMP)
 
 SITE_ARGS ?=
 site: $(SITE_STAMP)
-	$(BIN)/python -m lecturekit.publish vendor
-	$(BIN)/python -m lecturekit.publish site --out site $(SITE_ARGS)
+	$(BIN)/python -m lecturekit_publish vendor
+	$(BIN)/python -m lecturekit_publish site --out site $(SITE_ARGS)
 
 serve-site:
 	@test -f site/index.html || { echo "no site/ yet: run make site first"; exit 1; }
@@ -96,15 +104,15 @@ serve-site:
 
 SLIDES_ARGS ?=
 slides: $(SLIDES_STAMP)
-	$(BIN)/python -m lecturekit.publish vendor
-	$(BIN)/python -m lecturekit.publish slides --out slides $(SLIDES_ARGS)
+	$(BIN)/python -m lecturekit_publish vendor
+	$(BIN)/python -m lecturekit_publish slides --out slides $(SLIDES_ARGS)
 
 serve-slides:
 	@test -f slides/index.html || { echo "no slides/ yet: run make slides first"; exit 1; }
 	$(BIN)/python -m http.server --directory slides --bind 127.0.0.1 8001
 
-student-release: $(STAMP)
-	$(BIN)/python -m lecturekit.publish student-release --out student-release
+student-release: $(PUBLISH_STAMP)
+	$(BIN)/python -m lecturekit_publish student-release --out student-release
 
 clean-venv:
 	rm -rf $(VENV)

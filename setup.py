@@ -1,7 +1,8 @@
 """Which packages the wheel holds (the project's metadata is in pyproject.toml).
 
 - Every package under lecturekit/ is found (``find_packages``: no hand-kept list that could miss
-  a folder); binder/, notebooks/, tests/ and docs/ stay out.
+  a folder); binder/, notebooks/, tests/ and docs/ stay out, and so does tools/ (the website and
+  slide builder, lecturekit_publish: its own distribution, tools/pyproject.toml).
 - The repository's top-level data/ (the shipped checkpoints, their MANIFEST with sha256 lines,
   its README.md) is installed as the package ``lecturekit._data``: a wheel carries them as
   package data, and in an editable install (``pip install -e .``) ``lecturekit._data`` is data/
@@ -25,6 +26,5 @@ setup(
     package_dir={"lecturekit._data": "data"},
     package_data={
         "lecturekit._data": ["MANIFEST", "README.md", "*.safetensors"],
-        "lecturekit.publish": ["static/*.js", "static/*.css", "static/*.svg"],  # the website's widget player
     },
 )

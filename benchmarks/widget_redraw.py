@@ -8,7 +8,7 @@ holding its new picture, kernel side, pinned to one core (as on Binder), printed
 
 Each widget is built as its notebook builds it (``lecturekit.figures.widget_spec(name).func()``,
 the same inputs). Then, from its first setting, each control in turn steps through the values
-the course website pre-renders for it (``derive_grid``: every option of a dropdown, up to 12
+the course website pre-renders for it (``derive_grid``, tools/: every option of a dropdown, up to 12
 values of a slider) and goes back to where it started; every step is one ``control.value = v``
 timed with ``perf_counter`` until the call returns (ipywidgets runs the observers, so the image
 widget then holds the new PNG). Only a setting's first visit is counted (a return to a setting
@@ -38,8 +38,8 @@ import time
 
 def measure(name: str, pace: float = 0.0) -> dict[str, object]:
     from lecturekit import figures
-    from lecturekit.publish.frames import derive_grid
     from lecturekit.viz.widgets import widget_controls
+    from lecturekit_publish.frames import derive_grid
 
     start = time.perf_counter()
     widget, grid = figures.widget_spec(name).func()

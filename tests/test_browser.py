@@ -53,7 +53,7 @@ import nbval_outputs  # tests/support
 import pytest
 from chromium import require_chromium, unavailable  # tests/support
 
-from lecturekit.publish import vendor
+from lecturekit_publish import vendor
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +64,7 @@ NPM_CACHE = ROOT / ".test-cache" / "npm"
 RUN_TIMEOUT_S = 300  # one notebook's run-all (they take 10-30 s; the CI machine is shared)
 WIDGET_TIMEOUT_S = 60  # one redraw after moving a control
 
-# bertviz's CDN URLs -> (the site's npm package, file in it): lecturekit.publish.vendor fetches
+# bertviz's CDN URLs -> (the site's npm package, file in it): lecturekit_publish.vendor fetches
 # them (with the site's MathJax) into .test-cache/npm/
 CDN = {
     "https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js":

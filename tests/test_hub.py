@@ -85,7 +85,7 @@ def _proxy(online_env: dict[str, str]) -> Path:
 
 def _course_repository(tmp: Path) -> Path:
     """A git repository of the student release: what the nbgitpuller links point to."""
-    from lecturekit.publish.release import build_student_release
+    from lecturekit_publish.release import build_student_release
 
     repo = tmp / "course.git-src"
     build_student_release(ROOT, repo)

@@ -1,6 +1,7 @@
 """The package's shape, checked: folders by role, imports one way (downwards) with no circle, no
 private name imported from another module (package or notebooks), and the package map (docs/package.md)
-naming every public module.
+naming every public module. The site and slide builder is outside the package (tools/,
+``lecturekit_publish``): it may import lecturekit's public names, lecturekit never imports it.
 
 Imports are read from the source (``ast``), at any depth: a lazy import inside a function is a
 dependency too. A package's ``__init__`` that re-exports its own submodules is that package's
@@ -19,12 +20,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "lecturekit"
+PUBLISH = ROOT / "tools" / "lecturekit_publish"  # the site and slide builder, not in the package
 
 # role -> rank: a module may import modules of its own role or of a lower rank, never higher
 RANKS = {"utils": 0, "blocks": 1, "models": 2, "efficient": 3, "experiments": 4, "shipped": 5,
-         "viz": 6, "figures": 7, "exercises": 7, "tools": 8, "publish": 8}  # fmt: skip
+         "viz": 6, "figures": 7, "exercises": 7, "tools": 8}  # fmt: skip
 SUBPACKAGES = {"datasets", "models", "efficient", "experiments", "shipped", "utils", "viz",
-               "figures", "exercises", "publish"}  # fmt: skip
+               "figures", "exercises"}  # fmt: skip
 BUILDING_BLOCKS = {"attention", "masking", "positional", "layers", "kv_cache", "patches",
                    "decoding", "generation", "training", "tokenization", "bpe",
                    "objectives"}  # fmt: skip
@@ -54,14 +56,19 @@ def _role(module: str) -> str:
     return "blocks"  # top-level modules and datasets/
 
 
+def _in(package: str, module: str | None) -> bool:
+    """Whether module is package or one of its submodules (lecturekit_publish is not lecturekit)."""
+    return module is not None and (module == package or module.startswith(package + "."))
+
+
 def _imports(tree: ast.AST, module: str) -> list[tuple[str, str | None, int]]:
     """(imported module, imported name or None, line) for every lecturekit import."""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(a.name, None, node.lineno) for a in node.names
-                      if a.name.startswith("lecturekit")]  # fmt: skip
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lecturekit"):
+                      if _in("lecturekit", a.name)]  # fmt: skip
+        elif isinstance(node, ast.ImportFrom) and _in("lecturekit", node.module):
             for a in node.names:
                 sub = f"{node.module}.{a.name}"
                 if sub in MODULES:  # from lecturekit.experiments import heads_demo
@@ -127,8 +134,8 @@ def _private_uses(tree: ast.AST, module: str) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             bound |= {(a.asname or a.name).split(".")[0] for a in node.names
-                      if a.name.startswith("lecturekit")}  # fmt: skip
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("lecturekit"):
+                      if _in("lecturekit", a.name)}  # fmt: skip
+        elif isinstance(node, ast.ImportFrom) and _in("lecturekit", node.module):
             bound |= {a.asname or a.name for a in node.names}
     for node in ast.walk(tree):
         if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
@@ -140,6 +147,47 @@ def _private_uses(tree: ast.AST, module: str) -> list[str]:
 def test_no_module_uses_a_private_name_of_another():
     found = {m: u for m, tree in TREES.items() if (u := _private_uses(tree, m))}
     assert not found, f"private names used across modules: {found}"
+
+
+def _publish_imports(tree: ast.AST) -> list[str]:
+    """Where a module imports the site and slide builder (lecturekit_publish), at any depth, by
+    an import statement or by name (importlib.import_module / __import__ of a constant)."""
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module]
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and (getattr(node.func, "attr", None) == "import_module"
+                   or getattr(node.func, "id", None) == "__import__")):  # fmt: skip
+            names = [node.args[0].value]
+        found += [f"line {node.lineno}: {n}" for n in names if _in("lecturekit_publish", n)]
+    return found
+
+
+def test_the_package_imports_nothing_from_the_publishing_tools():
+    """The student wheel does not carry tools/: a lecturekit module that imported
+    lecturekit_publish would break there. What both need lives in lecturekit."""
+    lazy = "import os\ndef f():\n    from lecturekit_publish.site import build_site\n"
+    by_name = "import importlib\nimportlib.import_module('lecturekit_publish')"
+    others = "import lecturekit.viz.widgets\nimport lecturekit_publisher"
+    assert _publish_imports(ast.parse(lazy)) == ["line 3: lecturekit_publish.site"]
+    assert _publish_imports(ast.parse(by_name)) == ["line 2: lecturekit_publish"]
+    assert not _publish_imports(ast.parse(others))
+    found = {m: u for m, tree in TREES.items() if (u := _publish_imports(tree))}
+    assert not found, f"lecturekit imports the publishing tools (tools/): {found}"
+
+
+def test_the_publishing_tools_use_only_lecturekits_public_names():
+    modules = sorted(PUBLISH.glob("*.py"))
+    assert {p.stem for p in modules} >= {"cli", "site", "slides", "frames"}, "tools/ moved?"
+    found = {p.name: u for p in modules if (u := _private_uses(ast.parse(p.read_text()), p.stem))}
+    assert not found, f"private lecturekit names used by the publishing tools: {found}"
+    for p in modules:  # and only modules that exist
+        for target, _, line in _imports(ast.parse(p.read_text()), p.stem):
+            assert target in MODULES, f"{p.name} line {line}: {target} is not a lecturekit module"
 
 
 def _notebook_code(path: Path) -> str:

@@ -1,6 +1,6 @@
 """The course website, built and read in a real browser, offline.
 
-One session builds the site exactly as ``make site`` does (``python -m lecturekit.publish site``,
+One session builds the site exactly as ``make site`` does (``python -m lecturekit_publish site``,
 in a subprocess under the offline guard: the build may not touch the network; the third-party
 scripts come from the npm cache filled at set-up, the only network use), serves it on
 127.0.0.1 and opens every page in headless Debian Chromium with every request to another host
@@ -28,7 +28,7 @@ from chromium import offline_page  # tests/support
 from publishing import fetch_scripts, run_publish  # tests/support
 
 from lecturekit import figures
-from lecturekit.publish.browser import serve
+from lecturekit_publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only
 

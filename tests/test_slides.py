@@ -1,6 +1,6 @@
 """The slide decks, built and presented in a real browser, offline.
 
-One session builds every deck exactly as ``make slides`` does (``python -m lecturekit.publish
+One session builds every deck exactly as ``make slides`` does (``python -m lecturekit_publish
 slides``, HTML and PDF, in a subprocess under the offline guard: reveal.js and MathJax come from
 the npm cache filled at set-up, the only network use), then builds three of them again into
 another folder: each file of the second build must be byte-identical to the first's (no dates,
@@ -38,8 +38,8 @@ from publishing import fetch_scripts, run_publish  # tests/support
 
 from lecturekit import figures
 from lecturekit.exercises import recall
-from lecturekit.publish import slides
-from lecturekit.publish.browser import serve
+from lecturekit_publish import slides
+from lecturekit_publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only
 

@@ -3,7 +3,8 @@ and an installed copy runs every notebook from a folder outside the repository, 
 packages the Colab set-up cell installs (a simulated Colab).
 
 The fast test checks setup.py: every package of lecturekit/ found, data/ installed as the
-package ``lecturekit._data`` with MANIFEST and every checkpoint it lists as package data.
+package ``lecturekit._data`` with MANIFEST and every checkpoint it lists as package data, and
+no other package data (the site builder's scripts are in tools/, not in the wheel).
 
 ``test_installed_wheel_runs_notebooks_outside_the_repository`` (markers ``wheel`` and
 ``network``; skip it with ``-m 'not wheel'``) takes the run's wheel venv (``wheel_venv``, built
@@ -12,8 +13,9 @@ from a copy of the repository as a clone has it, installed as ``lecturekit[noteb
 requirements.txt's pins as constraints, torch as its CPU build), then:
 
 1. checks the wheel: every file of lecturekit/ (so every subpackage), ``lecturekit/_data/`` with
-   MANIFEST and every checkpoint it lists (with its sha256), pyproject's console scripts, and
-   nothing else at the top level;
+   MANIFEST and every checkpoint it lists (with its sha256), pyproject's console scripts,
+   nothing else at the top level, and nothing of the site and slide builder (tools/: its
+   modules and static files);
 2. offline from here on: checks that lecturekit is imported from the venv and finds, verifies
    and loads every checkpoint there, and that a training command without --data-dir is refused
    with one ``error:`` line (site-packages is not the place to write);
@@ -91,12 +93,22 @@ def test_setup_finds_every_package_and_ships_the_checkpoints(monkeypatch):
     }
     assert {"lecturekit.models", "lecturekit.shipped", "lecturekit.utils"} <= on_disk
     assert set(seen["packages"]) == on_disk | {"lecturekit._data"}
+    assert not [p for p in seen["packages"] if "publish" in p], "the site builder is in tools/"
     assert seen["package_dir"] == {"lecturekit._data": "data"}
+    assert set(seen["package_data"]) == {"lecturekit._data"}, sorted(seen["package_data"])
     assert (ROOT / "data" / "__init__.py").is_file(), "data/ must be a package (lecturekit._data)"
     patterns = seen["package_data"]["lecturekit._data"]
     for name in ["MANIFEST", "README.md", *_manifest(ROOT / "data")]:
         assert (ROOT / "data" / name).is_file(), name
         assert any(fnmatch.fnmatch(name, p) for p in patterns), f"{name} is not package data"
+
+
+def _publishing_files(names: set[str]) -> list[str]:
+    """The site and slide builder's files among a wheel's names: its modules (lecturekit_publish,
+    once lecturekit/publish) and their static scripts and styles. The student wheel has none."""
+    static = {p.name for p in (ROOT / "tools" / "lecturekit_publish" / "static").iterdir()}
+    return sorted(n for n in names if "publish" in n.split("/")[0] or "/publish/" in n
+                  or n.rsplit("/", 1)[-1] in static)  # fmt: skip
 
 
 def _check_wheel(wheel: Path, src: Path) -> None:
@@ -112,6 +124,7 @@ def _check_wheel(wheel: Path, src: Path) -> None:
             member = f"{DATA_PACKAGE}/{file}"
             assert member in names, f"the wheel lacks checkpoint {file} (listed in MANIFEST)"
             assert hashlib.sha256(zf.read(member)).hexdigest() == digest, member
+        assert not _publishing_files(names), f"the student wheel carries {_publishing_files(names)}"
         top = {n.split("/", 1)[0] for n in names}
         dist_info = {t for t in top if t.endswith(".dist-info")}
         assert top - dist_info == {"lecturekit"} and len(dist_info) == 1, sorted(top)

@@ -10,7 +10,7 @@ Every blank is registered with the exercise helper (``check`` / ``hint``): an an
 when it equals one of the accepted answers with case, spaces, hyphens and punctuation ignored
 ("Left to right" = "left-to-right"). ``quiz(answers)`` checks a notebook's blanks at once and
 prints each prompt with its verdict, never the answer; ``hint(id)`` shows the clue, and a second
-``hint(id)`` the deck's word (asked for, so shown). The slide decks (``lecturekit.publish.slides``)
+``hint(id)`` the deck's word (asked for, so shown). The slide decks (``lecturekit_publish.slides``)
 show each blank and reveal the deck's word on the next click.
 
 Public API::

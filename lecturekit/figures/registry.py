@@ -20,7 +20,7 @@ same ``*_widget(...)`` call on the same inputs (shipped checkpoints, data made i
 settings to pre-render (``{control name: values}``, the widget's ``*_widget_grid``; None or a
 missing control: values derived from the control). ``index`` is its place among the notebook's
 widget outputs (0 = the first). The course website renders every setting to a frame, so the
-lecture's page plays without a kernel (``lecturekit.publish``).
+lecture's page plays without a kernel (``lecturekit_publish``, in tools/).
 
 Figure functions never train: figures that need a trained model load the shipped
 checkpoints in data/. The registry is filled by importing ``lecturekit.figures``.

@@ -536,7 +536,7 @@ ALT_ATTR = "lecturekit_alt"  # where an Image widget keeps the alt text of what 
 def attach_controls(box: object, controls: Mapping[str, object]) -> object:
     """Record on ``box`` (the widget a ``*_widget`` function returns) its controls by name, the
     names its ``*_widget_grid`` uses; ``widget_controls(box)`` gives them back. The course
-    website (``lecturekit.publish``) sets them to each value of the grid and keeps what the
+    website (``lecturekit_publish``) sets them to each value of the grid and keeps what the
     widget's outputs show, so its pages play without a kernel. Returns ``box``.
     """
     if not isinstance(controls, Mapping) or not controls:

@@ -4,7 +4,7 @@ same examples, prompts and sentences, and a tokenizer that tokenizes as the note
 from notebook_links import ROOT  # tests/support
 
 from lecturekit.figures import lecture_13, lecture_14, lecture_15
-from lecturekit.publish.notebook import read_notebook
+from lecturekit_publish.notebook import read_notebook
 
 
 def _source(nb: dict, cell: int) -> str:

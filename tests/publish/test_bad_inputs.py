@@ -7,11 +7,11 @@ from bad_inputs import Bad, BadCli, assert_clear_error, assert_cli_error, bad_ro
 from matplotlib.figure import Figure
 
 from lecturekit import figures
-from lecturekit.publish import cli
-from lecturekit.publish.frames import derive_grid, render_frames
-from lecturekit.publish.notebook import lecture_notebooks, read_notebook
 from lecturekit.viz.alt import describe_figures, figure_alt_text
 from lecturekit.viz.widgets import attach_controls, figure_widget, widget_controls
+from lecturekit_publish import cli
+from lecturekit_publish.frames import derive_grid, render_frames
+from lecturekit_publish.notebook import lecture_notebooks, read_notebook
 
 
 def _widget(n=5):
@@ -75,7 +75,7 @@ def test_bad_input(bad):
 
 @pytest.fixture
 def no_building(monkeypatch):
-    import lecturekit.publish.site as site
+    import lecturekit_publish.site as site
 
     def started(*args, **kwargs):
         raise AssertionError("work started")

@@ -11,12 +11,12 @@ import ipywidgets as w
 import pytest
 from matplotlib.figure import Figure
 
-from lecturekit.publish import vendor
-from lecturekit.publish.frames import derive_grid, render_frames
-from lecturekit.publish.notebook import WIDGET_VIEW, same_picture, stored_images
-from lecturekit.publish.site import player_html, prepare_notebook
 from lecturekit.viz.style import theme
 from lecturekit.viz.widgets import figure_widget, render_png
+from lecturekit_publish import vendor
+from lecturekit_publish.frames import derive_grid, render_frames
+from lecturekit_publish.notebook import WIDGET_VIEW, same_picture, stored_images
+from lecturekit_publish.site import player_html, prepare_notebook
 
 
 def _render(n, on, word):
@@ -163,7 +163,7 @@ def test_vendor_paths_match_the_packages_and_install_refuses_an_empty_cache(tmp_
     assert vendor.MATHJAX.removeprefix("vendor/mathjax-3.2.2/") in vendor.PACKAGES[
         "mathjax-3.2.2"].files  # fmt: skip
     assert vendor.missing(tmp_path) == list(vendor.PACKAGES)
-    with pytest.raises(RuntimeError, match=r"python -m lecturekit\.publish vendor"):
+    with pytest.raises(RuntimeError, match=r"python -m lecturekit_publish vendor"):
         vendor.install(tmp_path, tmp_path / "static")
 
 
@@ -196,7 +196,7 @@ def test_the_preview_server_is_quiet_when_a_page_closes_mid_file(tmp_path, capfd
     import struct
     import time
 
-    from lecturekit.publish.browser import serve
+    from lecturekit_publish.browser import serve
 
     (tmp_path / "big.bin").write_bytes(b"x" * 20_000_000)
     with serve(tmp_path) as url:

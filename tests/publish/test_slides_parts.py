@@ -12,9 +12,9 @@ import pytest
 
 from lecturekit import figures
 from lecturekit.exercises import recall
-from lecturekit.publish import slides
-from lecturekit.publish.cli import main
-from lecturekit.publish.notebook import lecture_notebooks, read_notebook
+from lecturekit_publish import slides
+from lecturekit_publish.cli import main
+from lecturekit_publish.notebook import lecture_notebooks, read_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = lecture_notebooks(ROOT / "notebooks")
@@ -257,7 +257,7 @@ def test_a_browser_failure_is_one_clear_message(monkeypatch, tmp_path):
     def launch():
         raise Crashed("Target page, context or browser has been closed\nmore detail")
 
-    monkeypatch.setattr("lecturekit.publish.browser.launch", launch)
+    monkeypatch.setattr("lecturekit_publish.browser.launch", launch)
     with pytest.raises(RuntimeError, match=r"printing the PDFs in Chromium failed: Crashed: "
                        r"Target page, context or browser has been closed$"):  # fmt: skip
         slides.print_pdfs(tmp_path, ["03_self_attention"])

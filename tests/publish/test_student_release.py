@@ -1,4 +1,4 @@
-"""The student release (lecturekit.publish.release; make student-release): the tree a class
+"""The student release (lecturekit_publish.release; make student-release): the tree a class
 hub's nbgitpuller links pull. Every lecture, no solutions or instructor material, no per-run
 metadata (so re-running a notebook does not make every student's merge conflict), links that
 resolve, and the same bytes from two builds."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lecturekit.publish.cli import main
-from lecturekit.publish.release import build_student_release, strip_run_metadata
+from lecturekit_publish.cli import main
+from lecturekit_publish.release import build_student_release, strip_run_metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 LECTURES = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb"))

@@ -10,15 +10,15 @@ import pytest
 from notebook_links import ROOT  # tests/support
 
 from lecturekit import figures
-from lecturekit.publish.frames import Image, derive_grid, render_frames
-from lecturekit.publish.notebook import (
+from lecturekit.viz.widgets import widget_controls
+from lecturekit_publish.frames import Image, derive_grid, render_frames
+from lecturekit_publish.notebook import (
     lecture_notebooks,
     read_notebook,
     same_picture,
     stored_images,
     widget_outputs,
 )
-from lecturekit.viz.widgets import widget_controls
 
 NOTEBOOKS = lecture_notebooks(ROOT / "notebooks")
 

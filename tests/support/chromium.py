@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lecturekit.publish.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (one home)
+from lecturekit_publish.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401  (one home)
 
 STRICT = os.environ.get("LECTUREKIT_REQUIRE_BROWSER") == "1"
 

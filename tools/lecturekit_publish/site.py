@@ -1,6 +1,6 @@
 """The course as a static website, built from the stored notebooks without running them.
 
-``make site`` runs ``python -m lecturekit.publish site``: the notebooks in ``notebooks/`` are
+``make site`` runs ``python -m lecturekit_publish site``: the notebooks in ``notebooks/`` are
 copied to a staging folder and prepared for reading (each widget becomes a player over its
 pre-rendered frames, each figure an image file with its alt text, bertviz's scripts point at
 the site's own copies, test markers and the Colab set-up cell are left out), the deck
@@ -8,7 +8,7 @@ companions (``companions/``, for instructors) likewise, a home page, the course 
 figure gallery are written next to them, and Jupyter Book 1 (Sphinx,
 execution off) turns them into HTML in ``site/``: navigation, search, light/dark, per-page Colab /
 Binder / download buttons. Nothing is fetched: the third-party scripts come from the cache
-``lecturekit.publish.vendor`` filled once with npm.
+``lecturekit_publish.vendor`` filled once with npm.
 
 Public API::
 
@@ -37,16 +37,16 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from lecturekit.publish import vendor
-from lecturekit.publish.frames import Image, StaticWidget, render_frames
-from lecturekit.publish.notebook import (
+from lecturekit.viz.widgets import widget_controls
+from lecturekit_publish import vendor
+from lecturekit_publish.frames import Image, StaticWidget, render_frames
+from lecturekit_publish.notebook import (
     WIDGET_VIEW,
     lecture_notebooks,
     progress_text,
     read_notebook,
     stored_images,
 )
-from lecturekit.viz.widgets import widget_controls
 
 __all__ = ["SiteReport", "build_site", "prepare_notebook", "player_html", "render_widget",
            "repository_url"]  # fmt: skip
@@ -431,7 +431,7 @@ def build_site(
     gone = vendor.missing(cache)
     if gone:
         raise RuntimeError(f"the site's scripts are not in {cache}: {', '.join(gone)} (python "
-                           "-m lecturekit.publish vendor fetches them with npm)")  # fmt: skip
+                           "-m lecturekit_publish vendor fetches them with npm)")  # fmt: skip
     stage = root / "build" / "site-src"
     shutil.rmtree(stage, ignore_errors=True)
     static_dir = stage / "_static"

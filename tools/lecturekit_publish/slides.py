@@ -66,8 +66,8 @@ from pathlib import Path
 
 import mistune
 
-from lecturekit.publish import vendor
-from lecturekit.publish.notebook import lecture_notebooks, read_notebook
+from lecturekit_publish import vendor
+from lecturekit_publish.notebook import lecture_notebooks, read_notebook
 
 __all__ = ["TAGS", "Slide", "Deck", "SlidesReport", "read_deck", "deck_html", "index_html",
            "build_slides", "print_pdfs", "markdown_html", "slide_words", "shown_code"]  # fmt: skip
@@ -497,7 +497,7 @@ def read_deck(nb: dict, stem: str) -> Deck:
     for needed in ("learn", "summary", "key", "example"):
         if needed not in kinds:
             raise ValueError(f"{stem}.ipynb: no cell is tagged slides:{needed} (its deck needs "
-                             "one; see lecturekit.publish.slides)")  # fmt: skip
+                             "one; see lecturekit_publish.slides)")  # fmt: skip
     summary: list[Slide] = []
     diagram_cells = _diagram_cells(nb, stem)
     for i in sorted(set(tagged) | set(diagram_cells)):
@@ -658,7 +658,7 @@ def print_pdfs(out: Path | str, stems: Iterable[str]) -> dict[str, int]:
     """Print each deck ``out/<stem>.html`` to ``out/<stem>.pdf`` with headless Chromium (light
     theme, one page per slide, answers of the blanks shown); returns stem -> pages. Requests to
     any host but this machine are refused."""
-    from lecturekit.publish.browser import launch, serve
+    from lecturekit_publish.browser import launch, serve
 
     out = Path(out)
     pages: dict[str, int] = {}
@@ -717,7 +717,7 @@ def build_slides(
     gone = vendor.missing(cache)
     if gone:
         raise RuntimeError(f"the slides' scripts are not in {cache}: {', '.join(gone)} (python "
-                           "-m lecturekit.publish vendor fetches them with npm)")  # fmt: skip
+                           "-m lecturekit_publish vendor fetches them with npm)")  # fmt: skip
     decks = [read_deck(read_notebook(found[lec]), found[lec].stem) for lec in wanted]
     if lectures is None:  # every registered figure is on a slide
         from lecturekit import figures

@@ -42,7 +42,7 @@ PACKAGES = {
     "d3-5.7.0": Package("d3@5.7.0", ("dist/d3.min.js",)),
     # bertviz asks for jQuery 2.0.0, which is not on npm; 2.1.0 works (JUPYTER-NOTES.md)
     "jquery-2.1.0": Package("jquery@2.1.0", ("dist/jquery.min.js",)),
-    # the slide decks (lecturekit.publish.slides): reveal.js, its notes and math plugins, the
+    # the slide decks (lecturekit_publish.slides): reveal.js, its notes and math plugins, the
     # light theme and its font
     "reveal.js-5.2.1": Package(
         "reveal.js@5.2.1",
@@ -156,7 +156,7 @@ def install(
     gone = [n for n in missing(cache) if n in names]
     if gone:
         raise RuntimeError(f"the scripts are not in {cache} yet: {', '.join(gone)} "
-                           "(python -m lecturekit.publish vendor fetches them)")  # fmt: skip
+                           "(python -m lecturekit_publish vendor fetches them)")  # fmt: skip
     count = 0
     for name in names:
         dest = static / folder / name

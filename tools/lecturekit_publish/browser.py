@@ -1,6 +1,6 @@
 """Debian's headless Chromium, driven by playwright, kept off the network.
 
-Used to print the slide decks to PDF (``lecturekit.publish.slides``) and by the browser tests.
+Used to print the slide decks to PDF (``lecturekit_publish.slides``) and by the browser tests.
 Playwright never downloads a browser here: it drives ``/usr/bin/chromium`` (``apt-get install
 chromium``), or the browser named by the environment variable LECTUREKIT_CHROMIUM.
 

@@ -1,6 +1,6 @@
 """The student release: the tree a class hub's nbgitpuller link pulls into every student's home.
 
-    python -m lecturekit.publish student-release --out student-release     # make student-release
+    python -m lecturekit_publish student-release --out student-release     # make student-release
 
 It holds what a student opens and nothing else::
 
@@ -28,7 +28,7 @@ import re
 import shutil
 from pathlib import Path
 
-from lecturekit.publish.site import repository_url
+from lecturekit_publish.site import repository_url
 
 __all__ = ["build_student_release", "strip_run_metadata"]
 

@@ -1,9 +1,9 @@
 """Command line: the course website and the slide decks.
 
-    python -m lecturekit.publish vendor [--cache DIR]          # npm, once: the scripts
-    python -m lecturekit.publish site [--out site] [--cache DIR] [--jobs 2] [--no-frames]
-    python -m lecturekit.publish slides [--out slides] [--lecture 03 ...] [--no-pdf] [--jobs 2]
-    python -m lecturekit.publish student-release [--out student-release]   # for nbgitpuller
+    python -m lecturekit_publish vendor [--cache DIR]          # npm, once: the scripts
+    python -m lecturekit_publish site [--out site] [--cache DIR] [--jobs 2] [--no-frames]
+    python -m lecturekit_publish slides [--out slides] [--lecture 03 ...] [--no-pdf] [--jobs 2]
+    python -m lecturekit_publish student-release [--out student-release]   # for nbgitpuller
 
 Run from a clone of the repository (``make site`` / ``make slides`` run vendor first; ``make
 serve-site`` / ``make serve-slides`` serve them on http://127.0.0.1:8000 / 8001).
@@ -26,7 +26,7 @@ DEFAULT_CACHE = ".site-cache/npm"
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m lecturekit.publish",
+        prog="python -m lecturekit_publish",
         description="Build the course website from the stored notebooks (offline).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _slides(args: argparse.Namespace, root: Path, out: Path) -> int:
-    from lecturekit.publish.slides import build_slides
+    from lecturekit_publish.slides import build_slides
 
     try:
         report = build_slides(
@@ -81,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "vendor":
-        from lecturekit.publish import vendor
+        from lecturekit_publish import vendor
 
         try:
             folders = vendor.fetch(args.cache)
@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "slides":
         return _slides(args, root, out)
     if args.command == "student-release":
-        from lecturekit.publish.release import build_student_release
+        from lecturekit_publish.release import build_student_release
 
         if out.exists() and not out.is_dir():
             parser.error(f"--out {args.out!r} is a file: give a folder")
@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"student release: {len(written)} files -> {args.out}/")
         return 0
-    from lecturekit.publish.site import build_site
+    from lecturekit_publish.site import build_site
 
     try:
         report = build_site(root, out, args.cache, jobs=args.jobs, frames=not args.no_frames,

@@ -1,3 +1,0 @@
-from lecturekit.publish.cli import main
-
-raise SystemExit(main())

@@ -1,0 +1,3 @@
+from lecturekit_publish.cli import main
+
+raise SystemExit(main())
