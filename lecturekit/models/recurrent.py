@@ -44,6 +44,7 @@ from lecturekit.utils.checks import (
     check_positive_int,
     check_tensor,
 )
+from lecturekit.utils.contracts import check_shapes, contract
 
 __all__ = ["GATES", "rnn_cell", "gru_cell", "lstm_cell", "run_cell", "reverse_padded", "BiLM",
            "bilm_loss"]  # fmt: skip
@@ -53,30 +54,11 @@ GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}  # weight matrices (W_ih, W_hh pairs) pe
 State = torch.Tensor | tuple[torch.Tensor, torch.Tensor]
 
 
-def _check_cell_args(name: str, x, h, w_ih, w_hh, b_ih, b_hh, gates: int) -> None:
-    check_tensor("x", x, 2, wanted="(B, D)", floating=True)
-    check_tensor("h", h, 2, wanted="(B, H)", floating=True)
-    H, D = h.shape[1], x.shape[1]
-    check_tensor("w_ih", w_ih, 2, wanted=f"({gates}·H, D)", floating=True)
-    check_tensor("w_hh", w_hh, 2, wanted=f"({gates}·H, H)", floating=True)
-    if tuple(w_ih.shape) != (gates * H, D) or tuple(w_hh.shape) != (gates * H, H):
-        raise ValueError(f"{name}: w_ih must be ({gates * H}, {D}) and w_hh ({gates * H}, {H}) "
-                         f"for x {tuple(x.shape)} and h {tuple(h.shape)}, got "
-                         f"{tuple(w_ih.shape)} and {tuple(w_hh.shape)}")  # fmt: skip
-    if len(h) != len(x):
-        raise ValueError(f"{name}: x and h must have the same batch size, got {len(x)} and "
-                         f"{len(h)}")  # fmt: skip
-    for bname, b in (("b_ih", b_ih), ("b_hh", b_hh)):
-        if b is not None:
-            check_tensor(bname, b, 1, wanted=f"({gates}·H,)", floating=True)
-            if len(b) != gates * H:
-                raise ValueError(f"{name}: {bname} must have {gates * H} entries, got {len(b)}")
-
-
 def _affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> torch.Tensor:
     return F.linear(x, w, b)  # (B, D) -> (B, G·H)
 
 
+@contract(x="B D", h="B H", w_ih="H D", w_hh="H H", b_ih="H", b_hh="H", dtype="same")
 def rnn_cell(
     x: torch.Tensor,
     h: torch.Tensor,
@@ -95,10 +77,10 @@ def rnn_cell(
 
     Lecture 00; Elman 1990.
     """
-    _check_cell_args("rnn_cell", x, h, w_ih, w_hh, b_ih, b_hh, 1)
     return torch.tanh(_affine(x, w_ih, b_ih) + _affine(h, w_hh, b_hh))
 
 
+@contract(x="B D", h="B H", w_ih="3*H D", w_hh="3*H H", b_ih="3*H", b_hh="3*H", dtype="same")
 def gru_cell(
     x: torch.Tensor,
     h: torch.Tensor,
@@ -119,7 +101,6 @@ def gru_cell(
 
     Lecture 00; Cho et al. 2014.
     """
-    _check_cell_args("gru_cell", x, h, w_ih, w_hh, b_ih, b_hh, 3)
     gi = _affine(x, w_ih, b_ih).chunk(3, dim=1)  # (B, 3H) -> 3 x (B, H)
     gh = _affine(h, w_hh, b_hh).chunk(3, dim=1)
     r = torch.sigmoid(gi[0] + gh[0])
@@ -152,10 +133,9 @@ def lstm_cell(
         raise ValueError(f"state must be a pair (h, c) of (B, H) tensors, got "
                          f"{type(state).__name__}")  # fmt: skip
     h, c = state
-    _check_cell_args("lstm_cell", x, h, w_ih, w_hh, b_ih, b_hh, 4)
-    check_tensor("c", c, 2, wanted="(B, H)", floating=True)
-    if c.shape != h.shape:
-        raise ValueError(f"c must have h's shape {tuple(h.shape)}, got {tuple(c.shape)}")
+    check_shapes({"x": x, "h": h, "c": c, "w_ih": w_ih, "w_hh": w_hh, "b_ih": b_ih, "b_hh": b_hh},
+                 {"x": "B D", "h": "B H", "c": "B H", "w_ih": "4*H D", "w_hh": "4*H H",
+                  "b_ih": "4*H", "b_hh": "4*H"}, dtype="same")  # fmt: skip
     gates = _affine(x, w_ih, b_ih) + _affine(h, w_hh, b_hh)  # (B, 4H)
     i, f, g, o = gates.chunk(4, dim=1)  # 4 x (B, H)
     c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)

@@ -18,7 +18,7 @@ A shape spec names each dimension of a tensor, separated by spaces:
   (7, 4)"). A symbol ending in ``>0`` must not be 0.
 - the name of an attribute of the module (``d_model``, ``num_heads``, ``config.d_model``):
   exactly that size; a symbol can name it, ``H=num_heads``, to print as ``H=4``.
-- an integer: exactly that size.
+- an integer: exactly that size; ``4*H``: four times the size of H (an LSTM's stacked gates).
 A spec may start with the kind of values wanted: ``float:`` (the default: floating point),
 ``int:`` (token ids; bool rejected) or ``any:`` (a pure reshape). Floating tensors must have the
 module's weight dtype (a method of an ``nn.Module`` with parameters) or, with
@@ -49,13 +49,14 @@ from lecturekit.utils.checks import check_input, check_same_dtype, check_tensor,
 __all__ = ["contract", "check_shapes"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-_TOKEN = re.compile(r"^(?:(\w+)=)?(\w+(?:\.\w+)*)(>0)?$")
+_TOKEN = re.compile(r"^(?:(\w+)=)?(?:(\d+)\*)?(\w+(?:\.\w+)*)(>0)?$")
 _KINDS = ("float", "int", "any")
 
 
-def _parse(spec: str) -> tuple[str, bool, list[tuple[str, str, bool]]]:
-    """Parse "int: B T" -> ("int", False, [("B", "B", False), ("T", "T", False)]): the kind, whether
-    the spec starts with "...", and per dimension (label, name or size, must be > 0)."""
+def _parse(spec: str) -> tuple[str, bool, list[tuple[str, str, bool, int]]]:
+    """Parse "int: B 4*H" -> ("int", False, [("B", "B", False, 1), ("4*H", "H", False, 4)]): the
+    kind, whether the spec starts with "...", and per dimension (label, name or size, must be
+    > 0, factor)."""
     kind, _, dims = spec.rpartition(":")
     kind = kind.strip() or "float"
     if kind not in _KINDS:
@@ -67,8 +68,9 @@ def _parse(spec: str) -> tuple[str, bool, list[tuple[str, str, bool]]]:
         match = _TOKEN.match(token)
         if match is None:
             raise ValueError(f"shape spec {spec!r}: cannot read dimension {token!r}")
-        label, name, positive = match.groups()
-        parsed.append((label or name, name, bool(positive)))
+        label, factor, name, positive = match.groups()
+        label = label or (f"{factor}*{name}" if factor else name)
+        parsed.append((label, name, bool(positive), int(factor or 1)))
     return kind, leading, parsed
 
 
@@ -90,10 +92,11 @@ class _Shapes:
 
     def wanted(self, leading: bool, dims: list[tuple[str, str, bool]]) -> str:
         parts = ["..."] if leading else []
-        for label, name, _ in dims:
+        for label, name, _, factor in dims:
             fixed = self.size(name)
-            shown = name if label == name else label
-            parts.append(shown if fixed is None or name.isdigit() else f"{shown}={fixed}")
+            if fixed is not None and not name.isdigit():
+                label = f"{label}={fixed * factor}"
+            parts.append(label)
         return f"({', '.join(parts)})" if len(parts) != 1 else f"({parts[0]},)"
 
     def check(self, arg: str, x: object, spec: str, ref: tuple[str, torch.Tensor] | None) -> None:
@@ -110,20 +113,24 @@ class _Shapes:
             elif ref is not None:
                 check_same_dtype(arg, x, *ref)
         shape = tuple(x.shape)
-        for (label, name, positive), got in zip(dims, shape[len(shape) - len(dims) :], strict=True):
+        for (label, name, positive, factor), got in zip(dims, shape[x.ndim - len(dims) :],
+                                                        strict=True):  # fmt: skip
             fixed = self.size(name)
-            if fixed is not None and got != fixed:
+            if fixed is not None and got != fixed * factor:
                 raise ValueError(f"{arg} must be {wanted}, got {shape}")
             if positive and got == 0:
                 raise ValueError(f"{arg} must be {wanted} with {label} > 0, got {shape}")
-            if fixed is None and name in self.sizes and self.sizes[name] != got:
+            if fixed is None and name in self.sizes and self.sizes[name] * factor != got:
                 other, other_shape = self.where[name]
                 raise ValueError(
-                    f"{arg} must be {wanted} with {label}={self.sizes[name]} as in {other} "
+                    f"{arg} must be {wanted} with {name}={self.sizes[name]} as in {other} "
                     f"{other_shape}, got {shape}"
                 )
-            self.sizes.setdefault(name, got)
-            self.where.setdefault(name, (arg, shape))
+            if fixed is None and name not in self.sizes:
+                if got % factor:
+                    raise ValueError(f"{arg} must be {wanted}: {label} a multiple of {factor}, "
+                                     f"got {shape}")  # fmt: skip
+                self.sizes[name], self.where[name] = got // factor, (arg, shape)
 
 
 def check_shapes(tensors: Mapping[str, object], specs: Mapping[str, str], *, owner: object = None,

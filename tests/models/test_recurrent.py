@@ -117,7 +117,7 @@ def test_bilm_shares_embedding_and_softmax(lm):
             lambda: rnn_cell(
                 torch.zeros(2, 3), torch.zeros(2, 4), torch.zeros(4, 3), torch.zeros(4, 5)
             ),
-            "w_ih",
+            r"w_hh must be \(H, H\) with H=4 as in h \(2, 4\), got \(4, 5\)",
         ),
         (
             lambda: gru_cell(
@@ -135,7 +135,7 @@ def test_bilm_shares_embedding_and_softmax(lm):
             lambda: rnn_cell(
                 torch.zeros(2, 3), torch.zeros(1, 4), torch.zeros(4, 3), torch.zeros(4, 4)
             ),
-            "batch size",
+            r"h must be \(B, H\) with B=2 as in x \(2, 3\), got \(1, 4\)",
         ),
         (
             lambda: rnn_cell(
@@ -145,6 +145,34 @@ def test_bilm_shares_embedding_and_softmax(lm):
                 torch.zeros(4, 4),
             ),
             "x",
+        ),
+        (
+            lambda: rnn_cell(
+                torch.zeros(2, 3),
+                torch.zeros(2, 4, dtype=torch.float64),
+                torch.zeros(4, 3),
+                torch.zeros(4, 4),
+            ),
+            r"h must have the dtype of x \(torch.float32\), got torch.float64",
+        ),
+        (
+            lambda: lstm_cell(
+                torch.zeros(2, 3),
+                (torch.zeros(2, 4), torch.zeros(2, 5)),
+                torch.zeros(16, 3),
+                torch.zeros(16, 4),
+            ),
+            r"c must be \(B, H\) with H=4 as in h \(2, 4\), got \(2, 5\)",
+        ),
+        (
+            lambda: gru_cell(
+                torch.zeros(2, 3),
+                torch.zeros(2, 4),
+                torch.zeros(12, 3),
+                torch.zeros(12, 4),
+                torch.zeros(11),
+            ),
+            r"b_ih must be \(3\*H,\) with H=4 as in h \(2, 4\), got \(11,\)",
         ),
         (lambda: run_cell(lambda x, h: h, torch.zeros(1, 2, 3)), "h0"),
         (lambda: run_cell(3, torch.zeros(1, 2, 3)), "cell"),
