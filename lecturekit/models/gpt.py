@@ -51,10 +51,10 @@ from lecturekit.utils.checks import (
     check_instance,
     check_padding_mask,
     did_you_mean,
-    module_dtype,
     shape_of,
 )
 from lecturekit.utils.config import ModelConfig
+from lecturekit.utils.contracts import check_shapes
 from lecturekit.utils.weights import copy_parameters
 
 __all__ = ["GPT2_SIZES", "GPTConfig", "GPTOutput", "gpt_block", "GPT", "init_gpt_weights"]
@@ -292,26 +292,15 @@ class GPT(nn.Module):
                    else str(shape_of(cache)))  # fmt: skip
             raise ValueError(f"cache must be {wanted} (out.cache of a call with use_cache=True), "
                              f"got {got}")  # fmt: skip
-        dtype, T_past = module_dtype(self), None
         for i, pair in enumerate(cache):
             if not isinstance(pair, (list, tuple)) or len(pair) != 2:
                 got = shape_of(pair) if not isinstance(pair, (list, tuple)) else len(pair)
                 raise ValueError(f"cache[{i}] must be a pair (keys, values), got {got}")
-            for name, t in zip(("keys", "values"), pair, strict=True):
-                if (not isinstance(t, torch.Tensor) or t.ndim != 4
-                        or tuple(t.shape[:2]) != (batch, H) or t.shape[3] != Dh):  # fmt: skip
-                    raise ValueError(f"cache[{i}] {name} must be (B={batch}, H={H}, T_past, "
-                                     f"Dh={Dh}), got {shape_of(t)}")  # fmt: skip
-                if t.dtype != dtype:
-                    raise ValueError(f"cache[{i}] {name} must have the model's dtype {dtype}, "
-                                     f"got {t.dtype}")  # fmt: skip
-                if T_past is None:
-                    T_past = t.shape[2]
-                elif t.shape[2] != T_past:
-                    raise ValueError(
-                        f"cache[{i}] {name} holds {t.shape[2]} positions, cache[0] keys "
-                        f"{T_past}: every layer must cache the same T_past positions"
-                    )
+        tensors = {f"cache[{i}] {name}": t for i, kv in enumerate(cache)
+                   for name, t in zip(("keys", "values"), kv, strict=True)}  # fmt: skip
+        spec = f"B={batch} H={H} T_past Dh={Dh}"
+        check_shapes(tensors, dict.fromkeys(tensors, spec), owner=self)
+        T_past = cache[0][0].shape[2]
         return int(T_past)
 
     @classmethod

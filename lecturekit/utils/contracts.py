@@ -94,7 +94,7 @@ class _Shapes:
         parts = ["..."] if leading else []
         for label, name, _, factor in dims:
             fixed = self.size(name)
-            if fixed is not None and not name.isdigit():
+            if fixed is not None and (not name.isdigit() or label != name):
                 label = f"{label}={fixed * factor}"
             parts.append(label)
         return f"({', '.join(parts)})" if len(parts) != 1 else f"({parts[0]},)"

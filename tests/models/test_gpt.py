@@ -325,11 +325,12 @@ CACHE = MODEL(IDS, use_cache=True).cache
         (lambda: MODEL(IDS[:1, :1], cache=CACHE), r"cache\[0\] keys must be \(B=1, H=4"),
         (
             lambda: MODEL(IDS[:, :1], cache=[CACHE[0], (CACHE[1][0][:, :, :3], CACHE[1][1])]),
-            r"cache\[1\] keys holds 3 positions, cache\[0\] keys 5",
+            r"cache\[1\] keys must be \(B=2, H=4, T_past, Dh=16\) with T_past=5 as in cache\[0\] "
+            r"keys \(2, 4, 5, 16\), got \(2, 4, 3, 16\)",
         ),
         (
             lambda: MODEL(IDS[:, :1], cache=[(k.double(), v) for k, v in CACHE]),
-            r"cache\[0\] keys must have the model's dtype torch.float32",
+            r"cache\[0\] keys has dtype torch.float64 but GPT's weights are torch.float32",
         ),
         (lambda: GPT({"vocab_size": 5}), r"config must be a GPTConfig"),
         (lambda: GPT(GPTConfig.tiny(), generator=0), r"generator must be a Generator"),
