@@ -439,3 +439,12 @@ def test_load_from_torch_mismatch_copies_nothing():
         with pytest.raises(ValueError, match=r"batch_first|add_zero_attn"):
             mha.load_from_torch(torch_mha)
     assert all(torch.equal(before[k], v) for k, v in mha.state_dict().items())
+
+
+def test_multi_head_attention_reads_in_one_screenful():
+    """Issue 40: lecturekit's MultiHeadAttention is the model answer a student opens beside their
+    own, so it stays as short as nanoGPT's (its docstring and KV cache included)."""
+    import inspect
+
+    lines = inspect.getsource(MultiHeadAttention).splitlines()
+    assert len(lines) <= 90, f"MultiHeadAttention is {len(lines)} lines"
