@@ -126,14 +126,11 @@ def load_mapped(
     name: str = "hf_model",
     renames: Sequence[tuple[str, str]] = (),
 ) -> nn.Module:
-    """Copy the tensors of ``theirs`` into ``ours`` by ``table`` (see the module docstring;
-    ``renames`` as in ``mapped_state_dict``), after checking everything: every tensor of ours
-    has a source or is kept (None), every parameter of theirs has a place in ours (a tied one
-    once), shapes agree after the transform, dtypes agree, paired LayerNorms have one eps. The
-    first difference raises a ValueError naming the key (``theirs`` called ``name``); nothing
-    is copied then. Returns ``ours``.
-
-    Lectures 04, 08, 09, 14 (the reference implementations).
+    """Copy ``theirs`` into ``ours`` by ``table`` (``renames`` as in ``mapped_state_dict``) once
+    everything is checked: every tensor of ours has a source or is kept (None), every parameter
+    of theirs (a tied one once) a place in ours, shapes after the transform, dtypes, paired
+    LayerNorms' eps. Else a ValueError naming the first key (``theirs`` as ``name``) and
+    nothing copied. Returns ``ours``. Lectures 04, 08, 09, 14 (the reference implementations).
     """
     check_instance("ours", ours, nn.Module), check_instance(name, theirs, nn.Module)
     mine, state = ours.state_dict(), theirs.state_dict()
