@@ -71,6 +71,7 @@ from lecturekit.utils.checks import (
     check_same_dtype,
 )
 from lecturekit.utils.contracts import check_shapes, contract
+from lecturekit.utils.weights import load_torch_attention
 
 KV = tuple[torch.Tensor, torch.Tensor]  # keys, values, each (B, H, T, Dh)
 
@@ -269,15 +270,7 @@ class MultiHeadAttention(nn.Module):
         equal ours (its bool masks mean the opposite: True = may NOT attend). Fields that change
         the function must match, else ValueError naming one, and nothing is copied."""
         check_torch_mha(self, torch_mha)
-        with torch.no_grad():
-            qkv = (self.w_q, self.w_k, self.w_v)
-            for ours, w in zip(qkv, torch_mha.in_proj_weight.chunk(3), strict=True):
-                ours.weight.copy_(w)
-            if torch_mha.in_proj_bias is not None:
-                for ours, b in zip(qkv, torch_mha.in_proj_bias.chunk(3), strict=True):
-                    ours.bias.copy_(b)
-            self.w_o.load_state_dict(torch_mha.out_proj.state_dict())
-        return self
+        return load_torch_attention(self, torch_mha)
 
 
 def check_torch_mha(ours: MultiHeadAttention, torch_mha: object, name: str = "torch_mha") -> None:

@@ -58,7 +58,7 @@ from lecturekit.utils.checks import (
     shape_of,
 )
 from lecturekit.utils.contracts import contract
-from lecturekit.utils.weights import check_parameters, copy_parameters
+from lecturekit.utils.weights import TORCH_MAPS, load_mapped
 
 __all__ = [
     "PositionwiseFeedForward",
@@ -160,14 +160,6 @@ class _Sublayers(nn.Module):
         """(torch's attribute name, our MultiHeadAttention) of each attention sublayer."""
         raise NotImplementedError  # pragma: no cover
 
-    def _parameter_pairs(self, torch_layer: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
-        """(ours, torch's) Linear and LayerNorm modules besides the attentions."""
-        ffn = self.ffn
-        pairs = [(ffn.linear1, torch_layer.linear1), (ffn.linear2, torch_layer.linear2)]
-        for i in range(1, self.num_sublayers + 1):
-            pairs.append((getattr(self, f"norm{i}"), getattr(torch_layer, f"norm{i}")))
-        return pairs
-
     def _check_torch(self, torch_layer: object) -> None:
         """Raise ValueError, naming the field and both values, unless ``torch_layer`` computes
         the same function as this layer."""
@@ -214,13 +206,6 @@ class _Sublayers(nn.Module):
             )
         for name, mha in self._attention_pairs(t):
             check_torch_mha(mha, getattr(t, name), f"torch_layer.{name}")
-        check_parameters(self._parameter_pairs(t))
-
-    def _copy_torch(self, torch_layer: nn.Module) -> None:
-        """Copy the weights of a checked torch layer (``_check_torch``)."""
-        for name, mha in self._attention_pairs(torch_layer):
-            mha.load_from_torch(getattr(torch_layer, name))
-        copy_parameters(self._parameter_pairs(torch_layer))
 
     @torch.no_grad()
     def load_from_torch(self, torch_layer: nn.Module) -> _Sublayers:
@@ -228,8 +213,7 @@ class _Sublayers(nn.Module):
         field that changes the function (d_model, nhead, dim_feedforward, activation,
         norm_first, layer_norm_eps, bias, batch_first) differs -> ValueError, nothing copied."""
         self._check_torch(torch_layer)
-        self._copy_torch(torch_layer)
-        return self
+        return load_mapped(self, torch_layer, TORCH_MAPS[self.torch_class], "torch_layer")
 
 
 def _sublayer_output(
@@ -407,11 +391,7 @@ class _Stack(nn.Module):
         with the same eps; every layer as in the layers' ``load_from_torch``). Everything is
         checked before anything is copied."""
         self._check_torch(torch_stack)
-        for layer, torch_layer in zip(self.layers, torch_stack.layers, strict=True):
-            layer._copy_torch(torch_layer)
-        if self.final_norm is not None:
-            copy_parameters([(self.final_norm, torch_stack.norm)])
-        return self
+        return load_mapped(self, torch_stack, TORCH_MAPS[self.torch_class], "torch_stack")
 
     def _check_torch(self, torch_stack: object) -> None:
         """Raise ValueError unless ``torch_stack`` computes the same function as this stack."""
@@ -438,7 +418,6 @@ class _Stack(nn.Module):
                     f"the torch.nn.{name}'s final norm has eps={eps!r}, this stack's final_norm "
                     f"has eps={ours!r} (layer_norm_eps)"
                 )
-            check_parameters([(self.final_norm, torch_stack.norm)])
         for i, (layer, torch_layer) in enumerate(zip(self.layers, torch_stack.layers, strict=True)):
             try:
                 layer._check_torch(torch_layer)

@@ -52,7 +52,7 @@ from lecturekit.utils.checks import (
     check_padding_mask,
 )
 from lecturekit.utils.config import ModelConfig
-from lecturekit.utils.weights import copy_parameters
+from lecturekit.utils.weights import HF_MAPS, load_mapped
 
 __all__ = ["AlbertConfig", "AlbertOutput", "AlbertForPreTraining"]
 
@@ -242,32 +242,5 @@ class AlbertForPreTraining(nn.Module):
             share_layers=groups == 1,
         )
         check_hf_layer_norms(hf_model, config.layer_norm_eps)
-        model = cls(config)
-        hf, emb = hf_model.albert, model.embeddings
-        pairs = [
-            (emb.token, hf.embeddings.word_embeddings),
-            (emb.segment, hf.embeddings.token_type_embeddings),
-            (emb.position, hf.embeddings.position_embeddings),
-            (emb.norm, hf.embeddings.LayerNorm),
-            (model.embedding_project, hf.encoder.embedding_hidden_mapping_in),
-            (model.pooler, hf.pooler),
-            (model.mlm_dense, hf_model.predictions.dense),
-            (model.mlm_norm, hf_model.predictions.LayerNorm),
-            (model.sop, hf_model.sop_classifier.classifier),
-        ]
-        hf_layers = [group.albert_layers[0] for group in hf.encoder.albert_layer_groups]
-        for mine, theirs in zip(model.encoder.layers, hf_layers, strict=True):
-            attn = theirs.attention
-            pairs += [
-                (mine.self_attn.w_q, attn.query),
-                (mine.self_attn.w_k, attn.key),
-                (mine.self_attn.w_v, attn.value),
-                (mine.self_attn.w_o, attn.dense),
-                (mine.norm1, attn.LayerNorm),
-                (mine.ffn.linear1, theirs.ffn),
-                (mine.ffn.linear2, theirs.ffn_output),
-                (mine.norm2, theirs.full_layer_layer_norm),
-            ]
-        copy_parameters(pairs)
-        model.mlm_bias.copy_(hf_model.predictions.bias)
+        model = load_mapped(cls(config), hf_model, HF_MAPS["AlbertForPreTraining"])
         return model.train(hf_model.training)

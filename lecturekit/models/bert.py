@@ -20,9 +20,6 @@ Public API::
     #   lecturekit's config of the HF config's sizes (+ extra fields of a subclass); refuses
     #   options lecturekit's BERT does not have (tied_decoder: also an untied MLM decoder)
     check_hf_layer_norms(hf_model, config.layer_norm_eps)   # every LayerNorm as built agrees
-    pairs = bert_weight_pairs(model.bert, hf_model.bert, heads=[(ours, theirs), ...])
-    #   the module pairs for copy_parameters: embeddings, the pooler (if HF's has one), the
-    #   heads' pairs, each encoder layer
     masked_ids, labels = mask_tokens(input_ids, vocab_size=V, prob=0.15, generator=g)
     init_bert_weights(module, generator=None)         # N(0, 0.02), zero biases (model.apply)
     encoder = bert_encoder(config)                    # the post-norm GELU encoder stack
@@ -34,7 +31,6 @@ Lecture 08; Devlin et al. 2019 (BERT), sections 3.1 (MLM, NSP) and figure 2 (inp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, NamedTuple
 
@@ -57,7 +53,7 @@ from lecturekit.utils.checks import (
     check_str,
 )
 from lecturekit.utils.config import ModelConfig
-from lecturekit.utils.weights import copy_parameters
+from lecturekit.utils.weights import HF_MAPS, load_mapped
 
 __all__ = [
     "IS_NEXT",
@@ -72,8 +68,6 @@ __all__ = [
     "init_bert_weights",
     "bert_config_from_hf",
     "check_hf_layer_norms",
-    "bert_weight_pairs",
-    "bert_layer_pairs",
     "mask_tokens",
     "fill_mask",
     "nsp_probability",
@@ -321,14 +315,7 @@ class BertForPreTraining(nn.Module):
             )
         config = bert_config_from_hf(hf_model.config, BertConfig, tied_decoder=True)
         check_hf_layer_norms(hf_model, config.layer_norm_eps)
-        model = cls(config)
-        heads = [
-            (model.mlm_dense, hf_model.cls.predictions.transform.dense),
-            (model.mlm_norm, hf_model.cls.predictions.transform.LayerNorm),
-            (model.nsp, hf_model.cls.seq_relationship),
-        ]
-        copy_parameters(bert_weight_pairs(model.bert, hf_model.bert, heads=heads))
-        model.mlm_bias.copy_(hf_model.cls.predictions.bias)
+        model = load_mapped(cls(config), hf_model, HF_MAPS["BertForPreTraining"])
         return model.train(hf_model.training)
 
 
@@ -393,58 +380,6 @@ def check_hf_layer_norms(hf_model: nn.Module, layer_norm_eps: float) -> None:
                 f"hf_model's {name} has eps={module.eps:g} but hf_model.config.layer_norm_eps"
                 f"={layer_norm_eps:g}: copying would change the function"
             )
-
-
-def bert_weight_pairs(
-    ours: BertModel,
-    hf_bert: nn.Module,
-    heads: Sequence[tuple[nn.Module, nn.Module]] = (),
-) -> list[tuple[nn.Module, nn.Module]]:
-    """The (ours, theirs) module pairs that copy a Hugging Face ``BertModel`` (a model's
-    ``.bert``) into lecturekit's ``BertModel``, for ``copy_parameters``: the four embedding
-    modules, the pooler (only when ``hf_bert`` has one: Hugging Face's token-classification and
-    question-answering models are built without, and lecturekit's pooler then keeps its
-    weights), the ``heads`` pairs given, then the 8 modules of each encoder layer.
-
-    Lecture 08; shared by every ``from_hf`` of a BERT model (lectures 08, 13).
-    """
-    check_instance("ours", ours, BertModel)
-    emb = ours.embeddings
-    pairs = [
-        (emb.token, hf_bert.embeddings.word_embeddings),
-        (emb.segment, hf_bert.embeddings.token_type_embeddings),
-        (emb.position, hf_bert.embeddings.position_embeddings),
-        (emb.norm, hf_bert.embeddings.LayerNorm),
-    ]
-    if getattr(hf_bert, "pooler", None) is not None:
-        pairs.append((ours.pooler, hf_bert.pooler.dense))
-    pairs += list(heads)
-    return pairs + bert_layer_pairs(ours.encoder.layers, hf_bert.encoder.layer)
-
-
-def bert_layer_pairs(
-    layers: Sequence[nn.Module], hf_layers: Sequence[nn.Module]
-) -> list[tuple[nn.Module, nn.Module]]:
-    """(ours, theirs) module pairs of encoder layers against Hugging Face's BERT-named layers
-    (``attention.self.query`` ... ``output.LayerNorm``; ELECTRA's and BERT's are the same), in
-    the order ``copy_parameters`` copies them.
-
-    Lecture 08 (and 15: ELECTRA).
-    """
-    pairs = []
-    for mine, theirs in zip(layers, hf_layers, strict=True):
-        attn = theirs.attention
-        pairs += [
-            (mine.self_attn.w_q, attn.self.query),
-            (mine.self_attn.w_k, attn.self.key),
-            (mine.self_attn.w_v, attn.self.value),
-            (mine.self_attn.w_o, attn.output.dense),
-            (mine.norm1, attn.output.LayerNorm),
-            (mine.ffn.linear1, theirs.intermediate.dense),
-            (mine.ffn.linear2, theirs.output.dense),
-            (mine.norm2, theirs.output.LayerNorm),
-        ]
-    return pairs
 
 
 def mask_tokens(

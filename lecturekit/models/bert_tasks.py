@@ -61,7 +61,6 @@ from lecturekit.models.bert import (
     BertForPreTraining,
     BertModel,
     bert_config_from_hf,
-    bert_weight_pairs,
     check_hf_layer_norms,
     init_bert_weights,
 )
@@ -71,7 +70,7 @@ from lecturekit.utils.checks import (
     check_seed,
     check_tensor,
 )
-from lecturekit.utils.weights import copy_parameters
+from lecturekit.utils.weights import HF_MAPS, load_mapped
 
 __all__ = [
     "IGNORE_INDEX",
@@ -208,9 +207,6 @@ class _BertTaskModel(nn.Module):
         trains, and what ``from_pretrained`` initialises)."""
         raise NotImplementedError
 
-    def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
-        raise NotImplementedError
-
     @classmethod
     def _check_hf_config(cls, hf_config: object) -> None:
         """Options of the Hugging Face head that lecturekit's does not have."""
@@ -229,10 +225,7 @@ class _BertTaskModel(nn.Module):
             hf_model.config, BertTaskConfig, num_labels=hf_model.config.num_labels
         )
         check_hf_layer_norms(hf_model, config.layer_norm_eps)
-        model = cls(config)
-        heads = model._head_pairs(hf_model)
-        copy_parameters(bert_weight_pairs(model.bert, hf_model.bert, heads=heads))
-        return model.train(hf_model.training)
+        return load_mapped(cls(config), hf_model, HF_MAPS[name]).train(hf_model.training)
 
     @classmethod
     def _from_pretrained(
@@ -271,9 +264,6 @@ class _BertClassifier(_BertTaskModel):
 
     def output_layer(self) -> nn.Linear:
         return self.classifier
-
-    def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
-        return [(self.classifier, hf_model.classifier)]
 
 
 class BertForSequenceClassification(_BertClassifier):
@@ -451,9 +441,6 @@ class BertForQuestionAnswering(_BertTaskModel):
 
     def output_layer(self) -> nn.Linear:
         return self.qa_outputs
-
-    def _head_pairs(self, hf_model: nn.Module) -> list[tuple[nn.Module, nn.Module]]:
-        return [(self.qa_outputs, hf_model.qa_outputs)]
 
     @classmethod
     def _check_hf_config(cls, hf_config: object) -> None:

@@ -57,8 +57,6 @@ from lecturekit.models.bert import (
     BertModel,
     bert_config_from_hf,
     bert_encoder,
-    bert_layer_pairs,
-    bert_weight_pairs,
     check_hf_layer_norms,
     init_bert_weights,
 )
@@ -72,7 +70,7 @@ from lecturekit.utils.checks import (
     check_tensor,
 )
 from lecturekit.utils.config import ModelConfig
-from lecturekit.utils.weights import copy_parameters
+from lecturekit.utils.weights import HF_MAPS, load_mapped
 
 __all__ = [
     "ElectraConfig",
@@ -243,12 +241,7 @@ class ElectraDiscriminator(nn.Module):
             )
         config = bert_config_from_hf(c, BertConfig)
         check_hf_layer_norms(hf_model, config.layer_norm_eps)
-        model = cls(config)
-        heads = [
-            (model.head_dense, hf_model.discriminator_predictions.dense),
-            (model.head_out, hf_model.discriminator_predictions.dense_prediction),
-        ]
-        copy_parameters(bert_weight_pairs(model.bert, hf_model.electra, heads=heads))
+        model = load_mapped(cls(config), hf_model, HF_MAPS["ElectraForPreTraining"])
         return model.train(hf_model.training)
 
 
@@ -342,20 +335,7 @@ class ElectraGenerator(nn.Module):
         config = bert_config_from_hf(c, BertConfig, tied_decoder=True)
         check_hf_layer_norms(hf_model, config.layer_norm_eps)
         model = cls(config, embedding_size=c.embedding_size)
-        hf_emb, emb = hf_model.electra.embeddings, model.embeddings
-        pairs = [
-            (emb.token, hf_emb.word_embeddings),
-            (emb.segment, hf_emb.token_type_embeddings),
-            (emb.position, hf_emb.position_embeddings),
-            (emb.norm, hf_emb.LayerNorm),
-            (model.head_dense, hf_model.generator_predictions.dense),
-            (model.head_norm, hf_model.generator_predictions.LayerNorm),
-        ]
-        if model.embeddings_project is not None:
-            pairs.append((model.embeddings_project, hf_model.electra.embeddings_project))
-        pairs += bert_layer_pairs(model.encoder.layers, hf_model.electra.encoder.layer)
-        copy_parameters(pairs)
-        model.head_bias.copy_(hf_model.generator_lm_head.bias)
+        load_mapped(model, hf_model, HF_MAPS["ElectraForMaskedLM"])
         return model.train(hf_model.training)
 
 

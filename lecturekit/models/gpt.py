@@ -55,7 +55,7 @@ from lecturekit.utils.checks import (
 )
 from lecturekit.utils.config import ModelConfig
 from lecturekit.utils.contracts import check_shapes
-from lecturekit.utils.weights import copy_parameters
+from lecturekit.utils.weights import HF_MAPS, load_mapped
 
 __all__ = ["GPT2_SIZES", "GPTConfig", "GPTOutput", "gpt_block", "GPT", "init_gpt_weights"]
 
@@ -330,43 +330,15 @@ class GPT(nn.Module):
         config = _config_from_hf(hf_model.config, gpt2)
         check_hf_layer_norms(hf_model, config.layer_norm_eps)
         tr = hf_model.transformer
-        token, position = (tr.wte, tr.wpe) if gpt2 else (tr.tokens_embed, tr.positions_embed)
+        token = tr.wte if gpt2 else tr.tokens_embed
         head = hf_model.lm_head
         if getattr(head, "bias", None) is not None or not torch.equal(head.weight, token.weight):
             raise ValueError(
                 "hf_model.lm_head is not the token embedding (tied, no bias): lecturekit's GPT "
                 "ties its output layer to the token embedding; nothing was copied"
             )
-        model = cls(config)
-        pairs = [(model.token_embedding, token), (model.position_embedding, position)]
-        if gpt2:
-            pairs.append((model.final_norm, tr.ln_f))
-        D = config.hidden_size
-        for mine, theirs in zip(model.blocks, tr.h, strict=True):
-            c_attn = theirs.attn.c_attn  # weight (D, 3D): [W^Q | W^K | W^V]
-            pairs += [
-                (mine.self_attn.w_q, _conv1d_as_linear(c_attn, 0, D)),
-                (mine.self_attn.w_k, _conv1d_as_linear(c_attn, D, 2 * D)),
-                (mine.self_attn.w_v, _conv1d_as_linear(c_attn, 2 * D, 3 * D)),
-                (mine.self_attn.w_o, _conv1d_as_linear(theirs.attn.c_proj)),
-                (mine.norm1, theirs.ln_1),
-                (mine.norm2, theirs.ln_2),
-                (mine.ffn.linear1, _conv1d_as_linear(theirs.mlp.c_fc)),
-                (mine.ffn.linear2, _conv1d_as_linear(theirs.mlp.c_proj)),
-            ]
-        copy_parameters(pairs)
+        model = load_mapped(cls(config), hf_model, HF_MAPS[kind])
         return model.train(hf_model.training)
-
-
-def _conv1d_as_linear(conv: nn.Module, start: int = 0, stop: int | None = None) -> nn.Linear:
-    """An nn.Linear viewing output columns start:stop of a Hugging Face ``Conv1D`` (weight
-    (in, out), y = x W + b): weight (out, in) = W[:, start:stop]^T, for copy_parameters."""
-    weight = conv.weight  # (in, out)
-    stop = weight.shape[1] if stop is None else stop
-    linear = nn.Linear(weight.shape[0], stop - start, device="meta")
-    linear.weight = nn.Parameter(weight[:, start:stop].T, requires_grad=False)  # (out, in)
-    linear.bias = nn.Parameter(conv.bias[start:stop], requires_grad=False)  # (out,)
-    return linear
 
 
 def _config_from_hf(c: object, gpt2: bool) -> GPTConfig:

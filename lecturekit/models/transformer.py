@@ -53,6 +53,7 @@ from lecturekit.utils.checks import (
 )
 from lecturekit.utils.config import ModelConfig
 from lecturekit.utils.contracts import contract
+from lecturekit.utils.weights import TORCH_MAPS, load_mapped
 
 __all__ = ["TransformerConfig", "AttentionWeights", "Transformer"]
 
@@ -328,12 +329,13 @@ class Transformer(nn.Module):
                 f"{type(torch_transformer).__name__}"
             )
         self._check_torch_settings(torch_transformer)
-        self.encoder.load_from_torch(torch_transformer.encoder)
-        self.decoder.load_from_torch(torch_transformer.decoder)
-        return self
+        self.encoder._check_torch(torch_transformer.encoder)
+        self.decoder._check_torch(torch_transformer.decoder)
+        return load_mapped(self, torch_transformer, TORCH_MAPS[nn.Transformer], "torch_transformer")
 
     def _check_torch_settings(self, t: nn.Transformer) -> None:
-        """Raise ValueError at the first setting of ``t`` that differs from this model's."""
+        """Raise ValueError at the first setting of ``t`` (its first layer's) that differs
+        from this model's."""
         c = self.config
         final = c.final_norm if c.final_norm is not None else c.norm_first
         for part, cls in (("encoder", nn.TransformerEncoder), ("decoder", nn.TransformerDecoder)):
@@ -343,10 +345,7 @@ class Transformer(nn.Module):
                     f"{part} cannot be copied), got {type(getattr(t, part)).__name__}"
                 )
         enc, dec = t.encoder.layers, t.decoder.layers
-        layers = [*enc, *dec]
-        theirs_norms = [getattr(layer, f"norm{i}", None) for layer in layers for i in (1, 2, 3)]
-        theirs_norms = [n for n in (*theirs_norms, t.encoder.norm, t.decoder.norm) if n is not None]
-        first = layers[0] if layers else None
+        first = next(iter([*enc, *dec]), None)  # every other layer: the stacks' checks
         settings = [  # (name, torch's value, ours)
             ("batch_first", bool(getattr(t, "batch_first", False)), True),
             ("d_model", t.d_model, c.d_model),
@@ -376,27 +375,6 @@ class Transformer(nn.Module):
                 f"this Transformer has final_norm={final}: copying would change the function "
                 f"(build the config with final_norm={torch_final[0]})"
             )
-        for i, layer in enumerate(layers):  # every layer as the first one
-            per_layer = [
-                ("dim_feedforward", layer.linear1.out_features, c.d_ff),
-                ("activation", _activation_name(layer.activation), "relu"),
-                ("norm_first", layer.norm_first, c.norm_first),
-                ("bias", layer.linear1.bias is not None, True),
-                ("nhead", layer.self_attn.num_heads, c.num_heads),
-            ]
-            for name, seen, ours in per_layer:
-                if seen != ours:
-                    raise ValueError(
-                        f"torch_transformer's layer {i} has {name}={seen!r}, this Transformer "
-                        f"{name}={ours!r}: copying would change the function"
-                    )
-        for norm in theirs_norms:
-            if norm.eps != c.layer_norm_eps:
-                raise ValueError(
-                    f"torch_transformer has a LayerNorm with layer_norm_eps={norm.eps!r}, this "
-                    f"Transformer layer_norm_eps={c.layer_norm_eps!r}: copying would change "
-                    "the function"
-                )
 
 
 def _activation_name(activation: object) -> str:

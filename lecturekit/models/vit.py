@@ -21,7 +21,6 @@ Lecture 09; Dosovitskiy et al. 2021 (ViT) eq. 1-4; Abnar & Zuidema 2020 (rollout
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,6 +28,7 @@ import torch
 from torch import nn
 
 from lecturekit.layers import Encoder
+from lecturekit.models.bert import check_hf_layer_norms
 from lecturekit.patches import Size, grid_size, patchify
 from lecturekit.utils.checks import (
     as_pair,
@@ -39,6 +39,7 @@ from lecturekit.utils.checks import (
     module_dtype,
 )
 from lecturekit.utils.config import ModelConfig
+from lecturekit.utils.weights import HF_MAPS, VIT_HF4_RENAMES, load_mapped, mapped_state_dict
 
 __all__ = ["ViTConfig", "ViT", "attention_rollout"]
 
@@ -213,65 +214,16 @@ class ViT(nn.Module):
             num_classes=hc.num_labels, dropout=float(hc.hidden_dropout_prob),
             layer_norm_eps=hc.layer_norm_eps, activation=hc.hidden_act, qkv_bias=bool(hc.qkv_bias),
         )  # fmt: skip
-        for name, module in hf_model.named_modules():  # the modules, as built, must agree
-            if isinstance(module, nn.LayerNorm) and module.eps != config.layer_norm_eps:
-                raise ValueError(
-                    f"hf_model's {name} has eps={module.eps:g} but hf_model.config.layer_norm_eps"
-                    f"={config.layer_norm_eps:g}: copying would change the function"
-                )
+        check_hf_layer_norms(hf_model, config.layer_norm_eps)
         model = cls(config)
-        ours, theirs = model.state_dict(), _hf_state_dict(hf_model.state_dict(), config.num_layers)
-        for key in sorted(ours.keys() | theirs.keys()):  # check everything before copying
-            if key not in ours or key not in theirs:
-                raise ValueError(
-                    f"hf_model's weights do not match its config: {key} is "
-                    f"{'missing from hf_model' if key in ours else 'not in lecturekit ViT'}"
-                )
-            if ours[key].shape != theirs[key].shape:
-                raise ValueError(
-                    f"hf_model's weights do not match its config: {key} has shape "
-                    f"{tuple(theirs[key].shape)}, lecturekit's ViT {tuple(ours[key].shape)}"
-                )
-        model.load_state_dict(theirs)
+        load_mapped(model, hf_model, HF_MAPS["ViTForImageClassification"], renames=VIT_HF4_RENAMES)
         return model.eval()
 
 
-_HF4_NAMES = [  # transformers 4.x -> 5.x, as transformers/conversion_mapping.py ("ViTModel")
-    (r"encoder\.layer\.", "layers."),
-    (r"attention\.attention\.(q|k|v)[a-z]*\.", r"attention.\1_proj."),
-    (r"attention\.output\.dense", "attention.o_proj"),
-    (r"intermediate\.dense", "mlp.fc1"),
-    (r"output\.dense", "mlp.fc2"),
-]
-_LAYER_NAMES = {  # ours: HF 5.x, inside each layer
-    "self_attn.w_q": "attention.q_proj", "self_attn.w_k": "attention.k_proj",
-    "self_attn.w_v": "attention.v_proj", "self_attn.w_o": "attention.o_proj",
-    "ffn.linear1": "mlp.fc1", "ffn.linear2": "mlp.fc2",
-    "norm1": "layernorm_before", "norm2": "layernorm_after",
-}  # fmt: skip
-
-
 def _hf_state_dict(hf: dict[str, torch.Tensor], num_layers: int) -> dict[str, torch.Tensor]:
-    """Rename (and reshape) a ViTForImageClassification state dict to ours."""
-    for old, new in _HF4_NAMES:
-        hf = {re.sub(old, new, k): v for k, v in hf.items()}
-    conv = "vit.embeddings.patch_embeddings.projection."
-    out = {
-        "patch_embed.weight": hf[conv + "weight"].flatten(1),  # (D, C, ph, pw) -> (D, C*ph*pw)
-        "patch_embed.bias": hf[conv + "bias"],
-        "cls_token": hf["vit.embeddings.cls_token"],
-        "pos_embed": hf["vit.embeddings.position_embeddings"],
-        "encoder.final_norm.weight": hf["vit.layernorm.weight"],
-        "encoder.final_norm.bias": hf["vit.layernorm.bias"],
-        "head.weight": hf["classifier.weight"],
-        "head.bias": hf["classifier.bias"],
-    }
-    for i in range(num_layers):
-        for ours, theirs in _LAYER_NAMES.items():
-            for kind in ("weight", "bias"):
-                if f"vit.layers.{i}.{theirs}.{kind}" in hf:  # no q/k/v bias if qkv_bias=False
-                    out[f"encoder.layers.{i}.{ours}.{kind}"] = hf[f"vit.layers.{i}.{theirs}.{kind}"]
-    return out
+    """A ViTForImageClassification state dict (transformers 4.x or 5.x names) in our names
+    (every layer of ``hf``: ``num_layers`` is not needed)."""
+    return mapped_state_dict(hf, HF_MAPS["ViTForImageClassification"], VIT_HF4_RENAMES)
 
 
 def attention_rollout(

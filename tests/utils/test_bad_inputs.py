@@ -8,9 +8,10 @@ from torch import nn
 
 from lecturekit.models.bert import BertConfig
 from lecturekit.models.transformer import TransformerConfig
-from lecturekit.utils.weights import check_parameters, copy_parameters
+from lecturekit.utils.weights import load_mapped, mapped_state_dict
 
 LIN = (nn.Linear(3, 2), nn.Linear(3, 2))
+MAP = {"weight": "weight", "bias": "bias"}
 
 ROWS = [
     # --- config ---
@@ -29,41 +30,35 @@ ROWS = [
     Bad("config.ModelConfig.replace: a dict given positionally", "type",
         lambda: TransformerConfig.tiny().replace({"d_model": 8}), ["keywords", "**d"]),
     # --- weights ---
-    Bad("weights.check_parameters: a single pair", "type", lambda: check_parameters(LIN),
-        ["pairs", "single pair"]),
-    Bad("weights.check_parameters: a module for pairs", "type",
-        lambda: check_parameters(nn.Linear(3, 2)), "pairs"),
-    Bad("weights.check_parameters: a pair of three", "type",
-        lambda: check_parameters([(*LIN, LIN[0])]), "pairs[0]"),
-    Bad("weights.check_parameters: a module without weight", "type",
-        lambda: check_parameters([(nn.ReLU(), nn.ReLU())]), ["pairs[0]", "weight"]),
-    Bad("weights.check_parameters: a Linear and an Embedding of one shape", "copy",
-        lambda: check_parameters([(nn.Linear(2, 5, bias=False), nn.Embedding(5, 2))]),
-        ["pair 0", "Linear"]),
-    Bad("weights.copy_parameters: LayerNorm eps differs", "copy",
-        lambda: copy_parameters([(nn.LayerNorm(4), nn.LayerNorm(4, eps=1e-12))]),
-        ["pair 0", "eps"]),
-    Bad("weights.copy_parameters: weight shapes differ", "copy",
-        lambda: copy_parameters([LIN, (nn.Linear(3, 2), nn.Linear(4, 2))]),
-        ["pair 1", "weight"]),
-    Bad("weights.copy_parameters: bias present in one only", "copy",
-        lambda: copy_parameters([(nn.Linear(3, 2), nn.Linear(3, 2, bias=False))]),
-        ["pair 0", "bias"]),
-    Bad("weights.copy_parameters: a string for pairs", "type",
-        lambda: copy_parameters("linear"), "pairs"),
+    Bad("weights.load_mapped: a state dict for theirs", "type",
+        lambda: load_mapped(LIN[0], LIN[1].state_dict(), MAP, "torch_linear"),
+        ["torch_linear", "Module", "OrderedDict"]),
+    Bad("weights.load_mapped: a state dict for ours", "type",
+        lambda: load_mapped(LIN[0].state_dict(), LIN[1], MAP), ["ours", "Module"]),
+    Bad("weights.load_mapped: a list for table", "type",
+        lambda: load_mapped(*LIN, list(MAP)), ["table", "list"]),
+    Bad("weights.load_mapped: a module in the table", "type",
+        lambda: load_mapped(*LIN, {"weight": LIN[1]}), ["table", "Linear"]),
+    Bad("weights.mapped_state_dict: a module for theirs", "type",
+        lambda: mapped_state_dict(LIN[1], MAP), ["theirs", "Mapping"]),
+    Bad("weights.load_mapped: LayerNorm eps differs", "copy",
+        lambda: load_mapped(nn.LayerNorm(4), nn.LayerNorm(4, eps=1e-12), MAP, "ref"),
+        ["ref's weight", "eps=1e-12", "eps=1e-05"]),
+    Bad("weights.load_mapped: weight shapes differ", "copy",
+        lambda: load_mapped(LIN[0], nn.Linear(4, 2), MAP, "ref"),
+        ["ref's weight", "(2, 4)", "(2, 3)"]),
+    Bad("weights.load_mapped: bias present in theirs only", "copy",
+        lambda: load_mapped(nn.Linear(3, 2, bias=False), LIN[1], MAP, "ref"),
+        ["ref's bias", "no place"]),
+    Bad("weights.load_mapped: bias present in ours only", "copy",
+        lambda: load_mapped(LIN[0], nn.Linear(3, 2, bias=False), MAP, "ref"),
+        ["ref has no bias", "ours bias"]),
+    Bad("weights.load_mapped: float64 reference", "dtype",
+        lambda: load_mapped(LIN[0], nn.Linear(3, 2).double(), MAP, "ref"),
+        ["ref's weight", "float64", "float32"]),
 ]  # fmt: skip
 
 
 @bad_rows(ROWS)
 def test_bad_input(bad):
     assert_clear_error(bad)
-
-
-def test_copy_parameters_reads_a_generator_once():
-    """A generator of pairs is checked and copied as the same pairs (it used to be used up by
-    the check, so nothing was copied)."""
-    import torch
-
-    mine, theirs = nn.Linear(3, 2), nn.Linear(3, 2)
-    copy_parameters((a, b) for a, b in [(mine, theirs)])
-    assert torch.equal(mine.weight, theirs.weight) and torch.equal(mine.bias, theirs.bias)
