@@ -39,7 +39,7 @@ from lecturekit.utils.checks import (
     module_dtype,
 )
 from lecturekit.utils.config import ModelConfig
-from lecturekit.utils.weights import HF_MAPS, VIT_HF4_RENAMES, load_mapped, mapped_state_dict
+from lecturekit.utils.weights import HF_MAPS, VIT_HF4_RENAMES, load_mapped
 
 __all__ = ["ViTConfig", "ViT", "attention_rollout"]
 
@@ -218,12 +218,6 @@ class ViT(nn.Module):
         model = cls(config)
         load_mapped(model, hf_model, HF_MAPS["ViTForImageClassification"], renames=VIT_HF4_RENAMES)
         return model.eval()
-
-
-def _hf_state_dict(hf: dict[str, torch.Tensor], num_layers: int) -> dict[str, torch.Tensor]:
-    """A ViTForImageClassification state dict (transformers 4.x or 5.x names) in our names
-    (every layer of ``hf``: ``num_layers`` is not needed)."""
-    return mapped_state_dict(hf, HF_MAPS["ViTForImageClassification"], VIT_HF4_RENAMES)
 
 
 def attention_rollout(

@@ -4,11 +4,12 @@ import pytest
 import torch
 from torch import nn
 
-from lecturekit.models.vit import ViT, ViTConfig, _hf_state_dict, attention_rollout
+from lecturekit.models.vit import ViT, ViTConfig, attention_rollout
 from lecturekit.patches import (
     patchify,
     unpatchify,
 )
+from lecturekit.utils.weights import HF_MAPS, VIT_HF4_RENAMES, mapped_state_dict
 
 
 def test_config_tiny_is_the_lecture_model():
@@ -153,7 +154,9 @@ def test_from_hf_reads_transformers_4_weight_names():
         old[k] = v
     assert "vit.encoder.layer.0.attention.attention.query.weight" in old
     assert "vit.encoder.layer.0.output.dense.bias" in old
-    from_old, from_new = _hf_state_dict(old, 2), _hf_state_dict(new, 2)
+    table = HF_MAPS["ViTForImageClassification"]
+    from_old = mapped_state_dict(old, table, VIT_HF4_RENAMES)
+    from_new = mapped_state_dict(new, table, VIT_HF4_RENAMES)
     assert from_old.keys() == from_new.keys() == ViT(ViTConfig.tiny(d_model=32)).state_dict().keys()
     assert all(torch.equal(from_old[k], from_new[k]) for k in from_new)
 
