@@ -65,7 +65,6 @@ from torch import nn
 from lecturekit.masking import masked_softmax
 from lecturekit.utils.checks import (
     check_bool,
-    check_input,
     check_positive_int,
     check_range,
     check_same_dtype,
@@ -95,21 +94,6 @@ __all__ = [
     "EXTRA_SCORE_FUNCTIONS",
     "make_score",
 ]
-
-
-def _check_seq(name: str, x: object) -> torch.Tensor:
-    """A floating tensor (..., T, D) with D > 0 (T = 0 is allowed): the scoring functions'."""
-    check_shapes({name: x}, {name: "... T D>0"})
-    return x
-
-
-def _batch_shape(**tensors: torch.Tensor) -> torch.Size:
-    """Broadcast the leading (batch) dims of tensors shaped (..., T, D)."""
-    try:
-        return torch.broadcast_shapes(*(t.shape[:-2] for t in tensors.values()))
-    except RuntimeError:
-        shapes = ", ".join(f"{n} {tuple(t.shape)}" for n, t in tensors.items())
-        raise ValueError(f"batch dimensions do not broadcast: {shapes}") from None
 
 
 def _attend(
@@ -320,31 +304,6 @@ class Score(nn.Module):
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:  # pragma: no cover
         raise NotImplementedError
 
-    def _check(
-        self,
-        query: torch.Tensor,
-        keys: torch.Tensor,
-        same_dim: bool = False,
-        weights_dtype: tuple[str, ...] = (),
-    ) -> None:
-        """query (..., Tq, Dq) and keys (..., Tk, Dk): floating, D > 0, batch dims that
-        broadcast. The inputs named in ``weights_dtype`` must have the weights' dtype; with no
-        weights (``weights_dtype=()``), keys must have the query's dtype."""
-        _check_seq("query", query), _check_seq("keys", keys)
-        if weights_dtype:
-            want = self.W.weight.dtype  # every scoring module with weights has W
-            for name, x in (("query", query), ("keys", keys)):
-                if name in weights_dtype and x.dtype != want:
-                    check_input(name, x, self, wanted="(..., T, D)")
-        else:
-            check_same_dtype("keys", keys, "query", query)
-        _batch_shape(query=query, keys=keys)
-        if same_dim and query.shape[-1] != keys.shape[-1]:
-            raise ValueError(
-                f"{type(self).__name__} needs query and keys of the same dim: "
-                f"query {tuple(query.shape)} vs keys {tuple(keys.shape)}"
-            )
-
     def attend(
         self,
         query: torch.Tensor,
@@ -357,30 +316,25 @@ class Score(nn.Module):
         values (..., Tk, Dv) must have the query's dtype; mask as in
         ``scaled_dot_product_attention``.
         """
-        _check_seq("values", values)
-        scores = self(query, keys)  # checks query and keys
+        specs = {**type(self).forward.__contract__, "values": "... Tk Dv>0"}
+        check_shapes({"query": query, "keys": keys, "values": values}, specs, owner=self)
         check_same_dtype("values", values, "query", query)
-        if values.shape[-2] != keys.shape[-2]:
-            raise ValueError(
-                f"keys and values must have the same length Tk: keys {tuple(keys.shape)} vs "
-                f"values {tuple(values.shape)}"
-            )
-        return _attend(scores, values, mask)
+        return _attend(self(query, keys), values, mask)
 
 
 class DotScore(Score):
     """score(s, h) = s . h  (Luong "dot"). Lecture 02; Luong et al. 2015 eq. 8."""
 
+    @contract(query="... Tq D>0", keys="... Tk D")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, same_dim=True)
         return query @ keys.transpose(-2, -1)  # (..., Tq, D) @ (..., D, Tk) -> (..., Tq, Tk)
 
 
 class ScaledDotScore(Score):
     """score(s, h) = s . h / sqrt(d). Lecture 02; Vaswani et al. 2017 eq. 1."""
 
+    @contract(query="... Tq D>0", keys="... Tk D")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, same_dim=True)
         return query @ keys.transpose(-2, -1) / math.sqrt(query.shape[-1])
 
 
@@ -394,15 +348,11 @@ class GeneralScore(Score):
         super().__init__()
         check_positive_int("query_dim", query_dim)
         check_positive_int("key_dim", key_dim)
+        self.query_dim, self.key_dim = query_dim, key_dim
         self.W = nn.Linear(key_dim, query_dim, bias=False)  # h -> W h, weight (Dq, Dk)
 
+    @contract(query="... Tq query_dim", keys="... Tk key_dim")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, weights_dtype=("query", "keys"))
-        if keys.shape[-1] != self.W.in_features or query.shape[-1] != self.W.out_features:
-            raise ValueError(
-                f"GeneralScore(query_dim={self.W.out_features}, key_dim={self.W.in_features}) "
-                f"got query {tuple(query.shape)} and keys {tuple(keys.shape)}"
-            )
         return query @ self.W(keys).transpose(-2, -1)  # (..., Tq, Dq) @ (..., Dq, Tk)
 
 
@@ -424,13 +374,8 @@ class AdditiveScore(Score):
         self.W = nn.Linear(query_dim + key_dim, hidden_dim, bias=False)
         self.v = nn.Linear(hidden_dim, 1, bias=False)
 
+    @contract(query="... Tq query_dim", keys="... Tk key_dim")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, weights_dtype=("query", "keys"))
-        if (query.shape[-1], keys.shape[-1]) != (self.query_dim, self.key_dim):
-            raise ValueError(
-                f"AdditiveScore(query_dim={self.query_dim}, key_dim={self.key_dim}) got query "
-                f"{tuple(query.shape)} and keys {tuple(keys.shape)}"
-            )
         W_s, W_h = self.W.weight.split([self.query_dim, self.key_dim], dim=1)  # (A,Dq), (A,Dk)
         s = query @ W_s.T  # (..., Tq, Dq) -> (..., Tq, A)
         h = keys @ W_h.T  # (..., Tk, Dk) -> (..., Tk, A)
@@ -446,8 +391,8 @@ class CosineScore(Score):
         super().__init__()
         self.eps = check_range("eps", eps, 0, math.inf, low_open=True, high_open=True)
 
+    @contract(query="... Tq D>0", keys="... Tk D")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, same_dim=True)
         q = query / query.norm(dim=-1, keepdim=True).clamp_min(self.eps)
         k = keys / keys.norm(dim=-1, keepdim=True).clamp_min(self.eps)
         return q @ k.transpose(-2, -1)  # (..., Tq, D) @ (..., D, Tk) -> (..., Tq, Tk)
@@ -464,19 +409,16 @@ class LocationScore(Score):
         super().__init__()
         check_positive_int("query_dim", query_dim)
         check_positive_int("max_len", max_len)
+        self.query_dim, self.max_len = query_dim, max_len
         self.W = nn.Linear(query_dim, max_len, bias=False)
 
+    @contract(query="... Tq query_dim", keys="any: ... Tk Dk>0")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, weights_dtype=("query",))
         Tk = keys.shape[-2]
-        if Tk > self.W.out_features:
-            raise ValueError(f"keys have length Tk={Tk} > max_len={self.W.out_features}")
-        if query.shape[-1] != self.W.in_features:
-            raise ValueError(
-                f"LocationScore(query_dim={self.W.in_features}) got query {tuple(query.shape)}"
-            )
+        if Tk > self.max_len:
+            raise ValueError(f"keys have length Tk={Tk} > max_len={self.max_len}")
         scores = self.W(query)[..., :Tk]  # (..., Tq, Dq) -> (..., Tq, max_len) -> (..., Tq, Tk)
-        batch = _batch_shape(query=query, keys=keys)
+        batch = torch.broadcast_shapes(query.shape[:-2], keys.shape[:-2])
         return scores.expand(*batch, *scores.shape[-2:])
 
 
@@ -516,13 +458,8 @@ class LinearAdditiveScore(Score):
         """The keys' vector w_k (Dk,): a view of W's last Dk columns."""
         return self.W.weight[0, self.query_dim :]
 
+    @contract(query="... Tq query_dim", keys="... Tk key_dim")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, weights_dtype=("query", "keys"))
-        if (query.shape[-1], keys.shape[-1]) != (self.query_dim, self.key_dim):
-            raise ValueError(
-                f"LinearAdditiveScore(query_dim={self.query_dim}, key_dim={self.key_dim}) got "
-                f"query {tuple(query.shape)} and keys {tuple(keys.shape)}"
-            )
         s = query @ self.w_q  # (..., Tq, Dq) @ (Dq,) -> (..., Tq): one number per query
         h = keys @ self.w_k  # (..., Tk, Dk) @ (Dk,) -> (..., Tk): one number per key
         return s.unsqueeze(-1) + h.unsqueeze(-2)  # (..., Tq, 1) + (..., 1, Tk) -> (..., Tq, Tk)
@@ -571,13 +508,8 @@ class MLPScore(Score):
         )
         self.v = nn.Linear(hidden_dim, 1, bias=False)
 
+    @contract(query="... Tq query_dim", keys="... Tk key_dim")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        self._check(query, keys, weights_dtype=("query", "keys"))
-        if (query.shape[-1], keys.shape[-1]) != (self.query_dim, self.key_dim):
-            raise ValueError(
-                f"MLPScore(query_dim={self.query_dim}, key_dim={self.key_dim}) got query "
-                f"{tuple(query.shape)} and keys {tuple(keys.shape)}"
-            )
         W_s, W_h = self.W.weight.split([self.query_dim, self.key_dim], dim=1)  # (A,Dq), (A,Dk)
         s = query @ W_s.T  # (..., Tq, Dq) -> (..., Tq, A)
         h = keys @ W_h.T  # (..., Tk, Dk) -> (..., Tk, A)

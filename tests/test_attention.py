@@ -286,28 +286,43 @@ def test_scaled_dot_attend_equals_sdpa():
 
 
 def test_score_bad_inputs():
-    with pytest.raises(ValueError, match=r"DotScore needs query and keys of the same dim"):
+    with pytest.raises(
+        ValueError,
+        match=r"keys must be \(\.\.\., Tk, D\) with D=4 as in query \(3, 4\), got \(5, 6\)",
+    ):
         DotScore()(torch.randn(3, 4), torch.randn(5, 6))
     with pytest.raises(
-        ValueError, match=r"GeneralScore\(query_dim=4, key_dim=6\) got query \(3, 5\)"
+        ValueError, match=r"query must be \(\.\.\., Tq, query_dim=4\), got \(3, 5\)"
     ):
         GeneralScore(4, 6)(torch.randn(3, 5), torch.randn(5, 6))
-    with pytest.raises(ValueError, match=r"AdditiveScore\(query_dim=4, key_dim=6\)"):
+    with pytest.raises(ValueError, match=r"keys must be \(\.\.\., Tk, key_dim=6\), got \(5, 4\)"):
         AdditiveScore(4, 6, 8)(torch.randn(3, 4), torch.randn(5, 4))
     with pytest.raises(ValueError, match=r"Tk=12 > max_len=10"):
         LocationScore(4, 10)(torch.randn(3, 4), torch.randn(12, 4))
-    with pytest.raises(ValueError, match=r"keys and values must have the same length"):
+    with pytest.raises(
+        ValueError,
+        match=r"values must be \(\.\.\., Tk, Dv\) with Tk=5 as in keys \(5, 4\), got \(6, 2\)",
+    ):
         DotScore().attend(torch.randn(3, 4), torch.randn(5, 4), torch.randn(6, 2))
     with pytest.raises(ValueError, match=r"name='bilinear' is not one of"):
         make_score("bilinear", 4, 4)
     with pytest.raises(ValueError, match=r"make_score\('additive'\) needs hidden_dim"):
         make_score("additive", 4, 4)
-    with pytest.raises(ValueError, match=r"LinearAdditiveScore\(query_dim=4, key_dim=6\)"):
+    with pytest.raises(ValueError, match=r"keys must be \(\.\.\., Tk, key_dim=6\), got \(5, 4\)"):
         LinearAdditiveScore(4, 6)(torch.randn(3, 4), torch.randn(5, 4))
-    with pytest.raises(ValueError, match=r"MLPScore\(query_dim=4, key_dim=6\) got query \(3, 6\)"):
+    with pytest.raises(
+        ValueError, match=r"query must be \(\.\.\., Tq, query_dim=4\), got \(3, 6\)"
+    ):
         MLPScore(4, 6, 8)(torch.randn(3, 6), torch.randn(5, 6))
     with pytest.raises(ValueError, match=r"make_score\('mlp'\) needs hidden_dim"):
         make_score("mlp", 4, 4)
+    # attend checks what forward would (its call of forward is lecturekit's own)
+    with pytest.raises(
+        ValueError, match=r"query must be \(\.\.\., Tq, query_dim=4\), got \(3, 5\)"
+    ):
+        GeneralScore(4, 6).attend(torch.randn(3, 5), torch.randn(5, 6), torch.randn(5, 2))
+    with pytest.raises(ValueError, match=r"keys must have the dtype of query \(torch.float32\)"):
+        DotScore().attend(torch.randn(3, 4), torch.randn(5, 4).double(), torch.randn(5, 2))
     with pytest.raises(ValueError, match=r"make_score\('linear_additive'\) needs key_dim"):
         make_score("linear_additive", 4)
 

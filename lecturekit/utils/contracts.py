@@ -22,7 +22,8 @@ A shape spec names each dimension of a tensor, separated by spaces:
 A spec may start with the kind of values wanted: ``float:`` (the default: floating point),
 ``int:`` (token ids; bool rejected) or ``any:`` (a pure reshape). Floating tensors must have the
 module's weight dtype (a method of an ``nn.Module`` with parameters) or, with
-``dtype="same"``, the first tensor's dtype. A ``None`` argument is skipped (optional inputs).
+``dtype="same"`` or no weights, the first tensor's dtype. A ``None`` argument is skipped
+(optional inputs).
 
 Where the checks run: when an entry point is called from outside lecturekit (a notebook, a
 student's module, a test). Calls from lecturekit's own code are trusted: its caller checked the
@@ -137,14 +138,15 @@ def check_shapes(tensors: Mapping[str, object], specs: Mapping[str, str], *, own
                  dtype: str = "weights") -> None:  # fmt: skip
     """Check named tensors against shape specs (the module docstring's language), in order;
     raise ValueError naming the first argument that does not fit. ``owner``: the module whose
-    attributes and weight dtype the specs refer to. ``dtype="same"``: floating tensors share
-    the first one's dtype."""
+    attributes and weight dtype the specs refer to. Floating tensors share the first one's
+    dtype when ``dtype="same"`` or when there are no weights to compare them with."""
     shapes, ref, batch = _Shapes(owner), None, []
+    weights = isinstance(owner, nn.Module) and any(True for _ in owner.parameters())
     for arg, spec in specs.items():
         x = tensors[arg]
         if x is None:
             continue
-        shapes.check(arg, x, spec, ref if dtype == "same" else None)
+        shapes.check(arg, x, spec, ref if dtype == "same" or not weights else None)
         kind, leading, dims = _parse(spec)
         if ref is None and kind == "float":
             ref = (arg, x)
