@@ -37,7 +37,7 @@ import torch
 from lecturekit.attention import KVCache
 from lecturekit.layers import Decoder, DecoderLayer
 from lecturekit.masking import check_mask
-from lecturekit.utils.checks import check_input, check_instance, shape_of
+from lecturekit.utils.checks import check_instance, shape_of
 from lecturekit.utils.contracts import check_shapes
 
 __all__ = ["KV", "project_memory", "layer_step", "decoder_step"]
@@ -61,27 +61,17 @@ def _check_kv(name: str, kv: object, layer: DecoderLayer, batch: int, broadcast:
     """kv must be a pair (keys, values), each (batch, H, T, Dh) of the layer's dtype (batch 1
     too if ``broadcast``: the memory of one source for many hypotheses)."""
     H, Dh = layer.self_attn.num_heads, layer.self_attn.head_dim
-
-    def wanted() -> str:
-        return f"a pair (keys, values), each (B={batch}, H={H}, T, Dh={Dh})"
-
     if not isinstance(kv, (tuple, list)) or len(kv) != 2:
-        got = shape_of(kv) if isinstance(kv, torch.Tensor) else type(kv).__name__
-        if isinstance(kv, (tuple, list)):
-            got = f"a {type(kv).__name__} of {len(kv)}"
-        raise ValueError(f"{name} must be {wanted()}, got {got}")
-    k, v = kv
-    for t in (k, v):
-        if (not isinstance(t, torch.Tensor) or t.ndim != 4 or t.shape[1] != H or t.shape[3] != Dh
-                or t.shape[0] not in ((batch, 1) if broadcast else (batch,))):  # fmt: skip
-            raise ValueError(f"{name} must be {wanted()}, got {shape_of(t)} in it")
-    if k.shape != v.shape:
-        raise ValueError(
-            f"{name}'s keys and values must have one shape, got {tuple(k.shape)} and "
-            f"{tuple(v.shape)}"
+        got = (
+            f"a {type(kv).__name__} of {len(kv)}" if isinstance(kv, (tuple, list)) else shape_of(kv)
         )
-    if k.dtype != layer.self_attn.w_q.weight.dtype:
-        check_input(name, k, layer, wanted=f"(B, H={H}, T, Dh={Dh})")
+        raise ValueError(f"{name} must be a pair (keys, values), got {got}")
+    spec = f"B H={H} T Dh={Dh}"
+    check_shapes(dict(zip((f"{name} keys", f"{name} values"), kv, strict=True)),
+                 dict.fromkeys((f"{name} keys", f"{name} values"), spec), owner=layer)  # fmt: skip
+    if kv[0].shape[0] not in ((batch, 1) if broadcast else (batch,)):
+        raise ValueError(f"{name} keys must be (B={batch}{' or 1' if broadcast else ''}, H={H}, T, "
+                         f"Dh={Dh}) as x_t's batch, got {tuple(kv[0].shape)}")  # fmt: skip
 
 
 def layer_step(
