@@ -18,27 +18,18 @@ Lecture 08; Devlin et al. 2019 section 3.1; Radford et al. 2018 (left-to-right L
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import torch
 
-from lecturekit.datasets.pretraining import pretraining_batch
-from lecturekit.datasets.stories import Blank, PretrainingData, default_data
+from lecturekit.datasets.pretraining import heldout_batches
+from lecturekit.datasets.stories import Blank, PretrainingData
 from lecturekit.models.bert import BertForPreTraining
 from lecturekit.models.causal_lm import CausalLM
-from lecturekit.objectives import make_nsp_pairs
 from lecturekit.tokenization import MASK_ID, WordPieceTokenizer
 from lecturekit.utils.checks import check_instance
 
 __all__ = ["mlm_accuracy", "nsp_accuracy", "blank_predictions", "blank_accuracy"]
-
-
-def _test_batches(data: PretrainingData, seed: int = 1234, batch_size: int = 256):
-    pairs = make_nsp_pairs(data.test, random.Random(seed))
-    generator = torch.Generator().manual_seed(seed)
-    for i in range(0, len(pairs), batch_size):
-        yield pretraining_batch(pairs[i : i + batch_size], data.tokenizer, generator)
 
 
 def _check_eval(model: object, data: object) -> None:
@@ -49,10 +40,11 @@ def _check_eval(model: object, data: object) -> None:
 
 @torch.no_grad()
 def mlm_accuracy(model: BertForPreTraining, data: PretrainingData | None = None) -> float:
-    """Top-1 accuracy on the masked-out tokens of the held-out documents (fixed masks)."""
+    """Top-1 accuracy on the masked-out tokens of the held-out documents (fixed masks:
+    ``lecturekit.datasets.pretraining.heldout_batches(data, "nsp")``)."""
     _check_eval(model, data)
     right = total = 0
-    for batch in _test_batches(data or default_data()):
+    for batch in heldout_batches(data, "nsp"):
         out = model(batch["input_ids"], batch["segment_ids"], batch["attention_mask"])
         chosen = batch["mlm_labels"] != -100
         right += int((out.mlm_logits.argmax(-1) == batch["mlm_labels"])[chosen].sum())
@@ -65,7 +57,7 @@ def nsp_accuracy(model: BertForPreTraining, data: PretrainingData | None = None)
     """IsNext/NotNext accuracy on held-out pairs (the inputs unmasked, as at use time)."""
     _check_eval(model, data)
     right = total = 0
-    for batch in _test_batches(data or default_data()):
+    for batch in heldout_batches(data, "nsp"):
         out = model(batch["original_ids"], batch["segment_ids"], batch["attention_mask"])
         right += int((out.nsp_logits.argmax(-1) == batch["nsp_labels"]).sum())
         total += len(batch["nsp_labels"])
