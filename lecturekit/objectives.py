@@ -1,5 +1,6 @@
-"""Pre-training objectives after BERT as data: each one turns token ids into (inputs, targets,
-masks), with no model. BERT's 80/10/10 corruption of chosen positions, whole-word and span
+"""Pre-training objectives as data: each one turns token ids into (inputs, targets, masks), with
+no model. BERT's masking (``mask_tokens``: 80/10/10 corruption of chosen positions) and its
+next-sentence pairs (``make_nsp_pairs``), then the objectives after BERT: whole-word and span
 (SpanBERT) masking, T5's span corruption with sentinels, ELECTRA's replaced-token labels,
 XLNet's permutation factorisation (content- and query-stream attention masks) and the sentence
 tasks that replaced next-sentence prediction (ALBERT's sentence order, StructBERT's three-way
@@ -12,6 +13,8 @@ Public API::
     inputs, labels = corrupt_chosen(ids, chosen, vocab_size=V, generator=g)
     #   BERT's 80 % [MASK] / 10 % random / 10 % kept on the chosen positions; labels = the
     #   original id at chosen positions, IGNORE elsewhere (any shape; mask_tokens uses it)
+    masked_ids, labels = mask_tokens(input_ids, vocab_size=V, prob=0.15, generator=g)
+    #   BERT's masking (lecture 08): prob of the non-special tokens chosen, then corrupt_chosen
     word_ids(tokens)                             # WordPiece tokens -> word index per token
     #   ("##" pieces join the word before; [CLS] [SEP] [PAD] [MASK] -> None; [UNK] is a word)
     whole_word_mask(word_ids, rate, generator=None)      # (T,) bool: whole words chosen
@@ -28,12 +31,14 @@ Public API::
     order = sample_order(T, generator=None)      # (T,) a random factorisation order (XLNet)
     masks = permutation_masks(order)             # PermutationMasks(order, rank, content, query)
     #   content[i, j] = rank[j] <= rank[i]; query[i, j] = rank[j] < rank[i] (True = may attend)
+    IS_NEXT, NOT_NEXT                            # 0, 1: next-sentence labels (BERT, as HF)
+    make_nsp_pairs(docs, rng, accept=None)       # [(a, b, IS_NEXT or NOT_NEXT), ...] (lecture 08)
     IN_ORDER, SWAPPED                            # 0, 1: sentence-order labels (ALBERT, as HF)
     sentence_order_pairs(docs, rng)              # [(a, b, IN_ORDER or SWAPPED), ...]
     FOLLOWS, PRECEDES, UNRELATED                 # 0, 1, 2: StructBERT's sentence relations
     sentence_relation_triples(docs, rng)         # [(s1, s2, label), ...]
 
-Lecture 15; Devlin et al. 2019 section 3.1, Joshi et al. 2020 (SpanBERT) section 3.1,
+Lectures 08 and 15; Devlin et al. 2019 section 3.1, Joshi et al. 2020 (SpanBERT) section 3.1,
 Raffel et al. 2020 (T5) section 3.1.4, Clark et al. 2020 (ELECTRA) section 2, Yang et al. 2019
 (XLNet) section 2, Lan et al. 2020 (ALBERT) section 3.1, Wang et al. 2020 (StructBERT) 3.2.
 """
@@ -42,7 +47,7 @@ from __future__ import annotations
 
 import numbers
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -50,6 +55,7 @@ import torch
 
 from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS
 from lecturekit.utils.checks import (
+    check_ids,
     check_index,
     check_instance,
     check_non_negative_int,
@@ -62,6 +68,8 @@ from lecturekit.utils.checks import (
 
 __all__ = [
     "IGNORE",
+    "IS_NEXT",
+    "NOT_NEXT",
     "IN_ORDER",
     "SWAPPED",
     "FOLLOWS",
@@ -70,6 +78,7 @@ __all__ = [
     "SPANBERT_P",
     "check_rate",
     "corrupt_chosen",
+    "mask_tokens",
     "word_ids",
     "whole_word_mask",
     "span_length_distribution",
@@ -84,11 +93,13 @@ __all__ = [
     "PermutationMasks",
     "sample_order",
     "permutation_masks",
+    "make_nsp_pairs",
     "sentence_order_pairs",
     "sentence_relation_triples",
 ]
 
 IGNORE = -100  # the label F.cross_entropy ignores (ignore_index)
+IS_NEXT, NOT_NEXT = 0, 1  # next-sentence labels, as Hugging Face's
 IN_ORDER, SWAPPED = 0, 1  # sentence-order prediction labels (Hugging Face ALBERT's convention)
 FOLLOWS, PRECEDES, UNRELATED = 0, 1, 2  # StructBERT: s2 follows s1, s2 precedes s1, random s2
 SPANBERT_P = 0.2  # SpanBERT's geometric p; clipped at 10 words, the mean span is 3.8 words
@@ -188,6 +199,54 @@ def corrupt_chosen(
     inputs = torch.where(chosen & (action < mask_share), torch.full_like(ids, mask_id), ids)
     inputs = torch.where(chosen & (action >= mask_share) & (action < keep_from), random_ids, inputs)
     return inputs, labels
+
+
+def mask_tokens(
+    input_ids: torch.Tensor,
+    *,
+    vocab_size: int,
+    prob: float = 0.15,
+    mask_id: int = MASK_ID,
+    num_special: int = len(SPECIAL_TOKENS),
+    generator: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT's masking: choose ``prob`` of the non-special tokens; of those 80 % -> [MASK],
+    10 % -> a random (non-special) token, 10 % unchanged.
+
+    Args:
+        input_ids: (B, T) long. Ids below ``num_special`` ([PAD], [CLS], [SEP], ...) are never
+            chosen.
+        vocab_size: V; random replacements are drawn from [num_special, V).
+
+        prob: the share of tokens chosen, in (0, 1].
+        mask_id: the id of [MASK], in 0..V-1; num_special: >= 0 and < V.
+        generator: a ``torch.Generator`` for reproducible masks, or None.
+
+    Returns:
+        masked_ids (B, T), and labels (B, T) (long): the original id at chosen positions, -100
+        elsewhere (the value ``F.cross_entropy`` ignores).
+
+    Lecture 08; Devlin et al. 2019 section 3.1 ("Task #1: Masked LM").
+    """
+    check_positive_int("vocab_size", vocab_size)
+    input_ids = check_ids("input_ids", input_ids, vocab_size, 2, wanted="(B, T)").long()
+    check_range("prob", prob, 0, 1, low_open=True)
+    check_index("mask_id", mask_id, vocab_size)
+    check_non_negative_int("num_special", num_special)
+    if vocab_size <= num_special:
+        raise ValueError(f"vocab_size={vocab_size} must exceed num_special={num_special}")
+    if generator is not None:
+        check_instance("generator", generator, torch.Generator)
+    chosen = (torch.rand(input_ids.shape, generator=generator) < prob) & (input_ids >= num_special)
+    # 80 % [MASK], 10 % random, 10 % kept: the same draws as before (lecture 15's refactoring)
+    return corrupt_chosen(
+        input_ids,
+        chosen,
+        vocab_size=vocab_size,
+        mask_id=mask_id,
+        num_special=num_special,
+        generator=generator,
+    )
 
 
 def word_ids(tokens: Sequence[str]) -> list[int | None]:
@@ -679,6 +738,52 @@ def _check_docs(docs: object, rng: object) -> None:
         check_strings(f"docs[{i}]", doc, allow_empty=True)
     if not isinstance(rng, random.Random):
         raise ValueError(f"rng must be a random.Random (e.g. random.Random(0)), got {rng!r}")
+
+
+def make_nsp_pairs(
+    docs: Sequence[Sequence[str]],
+    rng: random.Random,
+    accept: Callable[[str, str], bool] | None = None,
+) -> list[tuple[str, str, int]]:
+    """One pair per consecutive sentence pair of every document: with probability 1/2 the true
+    next sentence (IsNext = 0), otherwise a random sentence of another document (NotNext = 1).
+
+    Toy documents repeat sentences, so a random sentence could happen to be one that does
+    follow A somewhere; such draws are redrawn, so that every NotNext label is true.
+    ``accept(a, b)``, if given, must also hold for a NotNext sentence b (it is redrawn until it
+    does; lecture 15 asks for other-topic negatives only); None leaves the draws as they were.
+
+    Lecture 08; Devlin et al. 2019 section 3.1 ("Task #2: Next Sentence Prediction").
+    """
+    if isinstance(docs, str) or not isinstance(docs, Sequence):
+        raise ValueError(f"docs must be a list of documents (lists of sentences), got {docs!r:.60}")
+    for i, doc in enumerate(docs):
+        check_strings(f"docs[{i}]", doc, allow_empty=True)
+    if len(docs) < 2:
+        raise ValueError(
+            f"docs must hold at least 2 documents (NotNext sentences come from another one), "
+            f"got {len(docs)}"
+        )
+    if not isinstance(rng, random.Random):
+        raise ValueError(f"rng must be a random.Random (e.g. random.Random(0)), got {rng!r}")
+    follows = {(a, b) for doc in docs for a, b in pairwise(doc)}
+    pairs = []
+    for d, doc in enumerate(docs):
+        for a, b in pairwise(doc):
+            if rng.random() < 0.5:
+                pairs.append((a, b, IS_NEXT))
+                continue
+            for _ in range(100):
+                other = rng.randrange(len(docs) - 1)
+                other += other >= d  # any document but this one
+                b = rng.choice(docs[other])
+                if (a, b) not in follows and (accept is None or accept(a, b)):
+                    break
+            else:
+                if accept is not None:
+                    raise ValueError(f"no sentence of another document is accepted after {a!r}")
+            pairs.append((a, b, NOT_NEXT))
+    return pairs
 
 
 def sentence_order_pairs(

@@ -1,4 +1,4 @@
-"""Bad inputs to lecturekit.objectives (lecture 15): rates outside (0, 1), spans longer than
+"""Bad inputs to lecturekit.objectives (lectures 08 and 15): rates outside (0, 1), spans longer than
 or outside the sequence, overlapping spans, too few sentinels, orders that are not
 permutations, ... Each row must raise a clear ValueError naming the argument
 (tests/support/bad_inputs.py)."""
@@ -12,6 +12,8 @@ from lecturekit.objectives import (
     check_rate,
     corrupt_chosen,
     electra_example,
+    make_nsp_pairs,
+    mask_tokens,
     permutation_masks,
     random_spans,
     reconstruct,
@@ -31,6 +33,7 @@ CHOSEN = torch.zeros(11, dtype=torch.bool)
 SENT = [20, 21, 22]
 WIDS = [None, 0, 1, 1, 2, None]
 DOCS = [["a b", "c d", "e f"], ["g h", "i j"]]
+BERT_IDS = torch.tensor([[2, 7, 8, 4, 3]])  # (B, T): [CLS] a b [MASK] [SEP]
 
 # fmt: off
 RATES = [0, 1, -0.1, 1.5, float("nan")]
@@ -158,6 +161,29 @@ ROWS = [
         lambda: sentence_relation_triples(DOCS[:1], random.Random(0)), ["docs", "2"]),
     Bad("objectives.sentence_relation_triples: docs a string", "type",
         lambda: sentence_relation_triples("a b", random.Random(0)), "docs"),
+    # make_nsp_pairs, mask_tokens (lecture 08)
+    Bad("objectives.make_nsp_pairs: a string for docs", "type",
+        lambda: make_nsp_pairs("the cat sat", random.Random(0)), "docs"),
+    Bad("objectives.make_nsp_pairs: one document", "size",
+        lambda: make_nsp_pairs(DOCS[:1], random.Random(0)), "docs"),
+    Bad("objectives.make_nsp_pairs: a seed for rng", "type", lambda: make_nsp_pairs(DOCS, 0),
+        ["rng", "random.Random"]),
+    Bad("objectives.mask_tokens: ids >= vocab_size", "range",
+        lambda: mask_tokens(torch.full((1, 4), 50), vocab_size=40), ["input_ids", "0..39", "50"]),
+    Bad("objectives.mask_tokens: float ids", "dtype", lambda: mask_tokens(BERT_IDS.float(), vocab_size=40),
+        "input_ids"),
+    Bad("objectives.mask_tokens: prob=1.5", "range", lambda: mask_tokens(BERT_IDS, vocab_size=40, prob=1.5),
+        "prob"),
+    Bad("objectives.mask_tokens: prob a string", "type",
+        lambda: mask_tokens(BERT_IDS, vocab_size=40, prob="0.15"), "prob"),
+    Bad("objectives.mask_tokens: mask_id >= vocab_size", "range",
+        lambda: mask_tokens(BERT_IDS, vocab_size=40, mask_id=40), "mask_id"),
+    Bad("objectives.mask_tokens: num_special negative", "size",
+        lambda: mask_tokens(BERT_IDS, vocab_size=40, num_special=-1), "num_special"),
+    Bad("objectives.mask_tokens: vocab_size a float", "size",
+        lambda: mask_tokens(BERT_IDS, vocab_size=40.0), "vocab_size"),
+    Bad("objectives.mask_tokens: generator a seed", "type",
+        lambda: mask_tokens(BERT_IDS, vocab_size=40, generator=0), "generator"),
 ]
 # fmt: on
 

@@ -1,4 +1,4 @@
-"""lecturekit.objectives: the pre-training objectives of lecture 15 as data (BERT's 80/10/10,
+"""lecturekit.objectives: the pre-training objectives as data (BERT's masking and NSP pairs,
 whole-word and span masking, T5 span corruption, ELECTRA labels, XLNet's permutation masks,
 sentence order and sentence relations)."""
 
@@ -11,11 +11,12 @@ import torch
 
 from lecturekit.datasets.stories import default_data
 from lecturekit.masking import causal_mask
-from lecturekit.models.bert import mask_tokens
 from lecturekit.objectives import (
     FOLLOWS,
     IGNORE,
     IN_ORDER,
+    IS_NEXT,
+    NOT_NEXT,
     PRECEDES,
     SPANBERT_P,
     SWAPPED,
@@ -23,6 +24,8 @@ from lecturekit.objectives import (
     check_rate,
     corrupt_chosen,
     electra_example,
+    make_nsp_pairs,
+    mask_tokens,
     permutation_masks,
     random_spans,
     reconstruct,
@@ -305,3 +308,51 @@ def test_check_rate():
     for bad in (0, 1, -0.1, 1.5, float("nan"), True, "0.1"):
         with pytest.raises(ValueError, match="rate"):
             check_rate("rate", bad)
+
+
+def test_mask_tokens_follows_15_percent_then_80_10_10():
+    V, n_special = 100, 5
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(n_special, V, (400, 250), generator=generator)
+    ids[:, 0], ids[:, -1], ids[:, 100:110] = 2, 3, 0  # [CLS], [SEP], [PAD]
+    masked, labels = mask_tokens(ids, vocab_size=V, generator=generator)
+    special = ids < n_special
+    chosen = labels != -100
+    assert not (chosen & special).any() and torch.equal(labels[chosen], ids[chosen])
+    n = (~special).sum().item()  # 95,200 candidates
+    rate = chosen.sum().item() / n
+    assert abs(rate - 0.15) < 4 * (0.15 * 0.85 / n) ** 0.5  # within 4 standard errors
+    c = chosen.sum().item()
+    to_mask = (masked[chosen] == 4).float().mean().item()
+    kept = (masked[chosen] == ids[chosen]).float().mean().item()
+    replaced = 1 - to_mask - kept
+    # a random replacement can draw the original token (1 in 95): "kept" gains 0.1/95
+    for seen, p in ((to_mask, 0.8), (replaced, 0.1 * 94 / 95), (kept, 0.1 + 0.1 / 95)):
+        assert abs(seen - p) < 4 * (p * (1 - p) / c) ** 0.5, (seen, p)
+    assert torch.equal(masked[~chosen], ids[~chosen])  # nothing else changes
+    assert (masked >= n_special)[chosen & (masked != 4)].all()  # never a special token
+
+
+def test_mask_tokens_is_reproducible_and_checks_arguments():
+    ids = torch.randint(5, 50, (3, 20))
+    a = mask_tokens(ids, vocab_size=50, generator=torch.Generator().manual_seed(3))
+    b = mask_tokens(ids, vocab_size=50, generator=torch.Generator().manual_seed(3))
+    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    with pytest.raises(ValueError, match=r"prob must be a number in \(0, 1\], got 0"):
+        mask_tokens(ids, vocab_size=50, prob=0)
+    with pytest.raises(ValueError, match=r"input_ids must have shape \(B, T\), got \(20,\)"):
+        mask_tokens(ids[0], vocab_size=50)
+
+
+def test_nsp_pairs_are_half_next_and_half_from_other_documents():
+    docs = default_data().train[:600]
+    pairs = make_nsp_pairs(docs, random.Random(0))
+    assert len(pairs) == sum(len(d) - 1 for d in docs)
+    is_next = [p for p in pairs if p[2] == IS_NEXT]
+    assert abs(len(is_next) / len(pairs) - 0.5) < 0.03
+    consecutive = {(a, b) for d in docs for a, b in pairwise(d)}
+    assert all((a, b) in consecutive for a, b, _ in is_next)
+    # NotNext: B never follows A anywhere in the corpus
+    assert not any((a, b) in consecutive for a, b, label in pairs if label == NOT_NEXT)
+    with pytest.raises(ValueError, match="docs must hold at least 2 documents"):
+        make_nsp_pairs(docs[:1], random.Random(0))

@@ -8,6 +8,8 @@ Public API::
     batch = pointer_chains(batch_size, T=10, n_values=8, max_depth=4, generator=None)
     #   batch.ids (B, T): a value 0..n_values-1 or a pointer n_values + j to position j
     #   batch.targets (B, T): the value at the end of each token's chain; batch.depth (B, T)
+    POINTERS                                   # lecture 11b's task: T, n_values, max_depth
+    test = pointer_test_set(batch_size=1000)   # its fixed held-out batch (seed TEST_SEED = 1234)
     x = shape_series(batch_size, T=48, noise=0.02, generator=None)   # (B, T) sine waves
 
 Lecture 11b; Dehghani et al. 2019 section 3 (algorithmic tasks); Li et al. 2019 section 3.2.
@@ -27,7 +29,8 @@ from lecturekit.utils.checks import (
     check_range,
 )
 
-__all__ = ["PointerBatch", "pointer_chains", "shape_series"]
+__all__ = ["PointerBatch", "pointer_chains", "POINTERS", "TEST_SEED", "pointer_test_set",
+           "shape_series"]  # fmt: skip
 
 
 class PointerBatch(NamedTuple):
@@ -98,6 +101,20 @@ def pointer_chains(
             depth[b, pos] = d
             at_depth.setdefault(d, []).append(pos)
     return PointerBatch(ids, targets, depth)
+
+
+POINTERS = {"T": 10, "n_values": 8, "max_depth": 4}  # lecture 11b's task (the shipped models')
+TEST_SEED = 1234
+
+
+def pointer_test_set(batch_size: int = 1000) -> PointerBatch:
+    """The held-out pointer chains every measurement uses (seed 1234).
+
+    Lecture 11b.
+    """
+    check_positive_int("batch_size", batch_size)
+    return pointer_chains(batch_size, generator=torch.Generator().manual_seed(TEST_SEED),
+                          **POINTERS)  # fmt: skip
 
 
 def shape_series(

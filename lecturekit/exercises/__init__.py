@@ -17,6 +17,15 @@ solutions are in ``solutions/NN_*.ipynb``, outside the student's notebooks. Each
 exercises are registered by its module (``lecture_00`` ... ``lecture_15``, ``lecture_10b``)
 on import.
 Command line for authors: ``python -m lecturekit.exercises list | hash`` (``cli``).
+
+Modules:
+
+- ``core``: the registry, hashed expected answers, the checkers' helpers;
+- ``recall``: the decks' fill-in blanks and ``quiz``;
+- ``cli``: ``list`` / ``hash`` / ``export-nbgrader`` (``__main__`` runs it);
+- ``nbgrader``: every lecture's exercises as an nbgrader course;
+- ``lecture_00`` ... ``lecture_15`` (with ``lecture_00b``, ``02b``, ``07b``, ``08a``, ``08b``,
+  ``09a``, ``09b``, ``10b``, ``11b``, ``14b``): each lecture's exercises, registered on import.
 """
 
 from lecturekit.exercises import (  # noqa: F401  (importing registers the exercises)

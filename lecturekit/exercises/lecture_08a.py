@@ -2,7 +2,7 @@
 
 08a.1 count the tokens of a sentence pair (hashed),
 08a.2 the 80/10/10 replacement for given random draws (code: run against
-      ``lecturekit.models.bert.mask_tokens`` with the same draws),
+      ``lecturekit.objectives.mask_tokens`` with the same draws),
 08a.3 the parameters of BERT-base's embedding layer (hashed),
 08a.4 untie the MLM decoder (the student's ``UntiedBert`` passed in: its extra parameters and the
       rows of the token table one backward pass reaches are measured here, on the lecture's
@@ -60,7 +60,7 @@ register(
     ),
 )
 def _mask(answer: object) -> str:
-    from lecturekit.models.bert import mask_tokens
+    from lecturekit.objectives import mask_tokens
     from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS
 
     vocab_size, counts = 450, torch.zeros(3)
@@ -211,9 +211,10 @@ def _token_table(model: nn.Module) -> torch.Tensor:
 
 def _tied_reference(V: int, D: int) -> tuple[nn.Module, dict[str, torch.Tensor]]:
     """lecturekit's tied BERT of the lecture's sizes, and the lecture's batch ``small``."""
+    from lecturekit.datasets.pretraining import pretraining_batch
     from lecturekit.datasets.stories import default_data
     from lecturekit.models.bert import BertConfig, BertForPreTraining
-    from lecturekit.shipped.bert import make_nsp_pairs, pretraining_batch
+    from lecturekit.objectives import make_nsp_pairs
 
     data = default_data()
     pairs = make_nsp_pairs(data.train[:2000], random.Random(0))  # the lecture's section 4

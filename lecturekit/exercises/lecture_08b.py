@@ -39,7 +39,7 @@ def _models():
 def _consecutive() -> tuple[frozenset[tuple[str, str]], frozenset[tuple[str, str]]]:
     """The consecutive sentence pairs of the corpus, and the held-out pairs section 3 scored."""
     from lecturekit.datasets.stories import default_data
-    from lecturekit.shipped.bert import make_nsp_pairs
+    from lecturekit.objectives import make_nsp_pairs
 
     data = default_data()
     consecutive = frozenset(p for doc in data.train + data.test for p in itertools.pairwise(doc))

@@ -228,7 +228,8 @@ def _logits(model: nn.Module, batch: dict, name: str) -> torch.Tensor:
 
 def _scores(logits: torch.Tensor, batch: dict, task: object) -> tuple[float, float]:
     """CoNLL entity F1 and the share of words tagged right, from per-piece logits."""
-    from lecturekit.datasets.finetuning import entity_f1, tags_from_token_predictions
+    from lecturekit.datasets.finetuning import tags_from_token_predictions
+    from lecturekit.experiments.metrics import entity_f1
 
     ids = logits.argmax(-1)
     pred = [tags_from_token_predictions(batch["word_ids"][b], ids[b], task.labels)

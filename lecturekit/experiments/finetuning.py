@@ -50,15 +50,12 @@ from lecturekit.datasets.finetuning import (
     SpanExample,
     TaggedExample,
     Task,
-    accuracy,
     encode,
-    entity_f1,
-    entity_f1_by_seen,
     split_words,
-    squad_scores,
     tags_from_token_predictions,
     words_of_span,
 )
+from lecturekit.experiments.metrics import accuracy, entity_f1, entity_f1_by_seen, squad_scores
 from lecturekit.models.bert import BertForPreTraining
 from lecturekit.models.bert_tasks import (
     BertForQuestionAnswering,

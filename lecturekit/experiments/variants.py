@@ -1,4 +1,5 @@
-"""Lecture 11b's measurement on convolutional self-attention: a one-layer forecaster of
+"""Lecture 11b's measurements: the Universal Transformer's accuracy and steps by pointer-chain
+depth (``depth_table``), and convolutional self-attention: a one-layer forecaster of
 ``lecturekit.datasets.variants.shape_series`` whose queries and keys come from a causal
 convolution of width ``kernel`` (1 = ordinary attention), trained for a few seconds, scored on
 held-out series.
@@ -10,6 +11,8 @@ Public API::
     model, losses = train_forecaster(kernel, steps=300, seed=0)
     forecast_mse(model, x)             # mean squared error of one-step predictions on x (B, n)
     heldout_series()                   # the fixed held-out series (seed 123)
+    table = depth_table(model, test)   # a Universal Transformer per pointer-chain depth:
+    #   tokens, accuracy, mean ACT steps (test: lecturekit.datasets.variants.pointer_test_set())
 
 The forecaster has no position signal: whatever it knows about where the series is going
 (up or down) must come from which earlier points the attention picks, so the comparison
@@ -23,8 +26,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lecturekit.datasets.variants import shape_series
+from lecturekit.datasets.variants import PointerBatch, shape_series
 from lecturekit.efficient.conv_attention import ConvSelfAttention
+from lecturekit.efficient.universal import UniversalTransformer
 from lecturekit.utils.checks import (
     check_input,
     check_instance,
@@ -33,7 +37,7 @@ from lecturekit.utils.checks import (
     check_tensor,
 )
 
-__all__ = ["ShapeForecaster", "train_forecaster", "forecast_mse", "heldout_series"]
+__all__ = ["ShapeForecaster", "train_forecaster", "forecast_mse", "heldout_series", "depth_table"]
 
 HELDOUT_SEED = 123
 
@@ -111,3 +115,26 @@ def train_forecaster(
         optimizer.step()
         losses.append(loss.item())
     return model.eval(), losses
+
+
+@torch.no_grad()
+def depth_table(model: UniversalTransformer, test: PointerBatch) -> dict[str, list[float]]:
+    """Per chain depth 0..max_depth: how many tokens, the accuracy, the mean ACT steps.
+
+    Returns:
+        {"depth": [...], "tokens": [...], "accuracy": [...], "steps": [...]}.
+
+    Lecture 11b.
+    """
+    check_instance("model", model, UniversalTransformer)
+    check_instance("test", test, PointerBatch)
+    out = model.eval()(test.ids)
+    right = (out.logits.argmax(-1) == test.targets).float()
+    table: dict[str, list[float]] = {"depth": [], "tokens": [], "accuracy": [], "steps": []}
+    for d in range(int(test.depth.max()) + 1):
+        at = test.depth == d
+        table["depth"].append(d)
+        table["tokens"].append(int(at.sum()))
+        table["accuracy"].append(float(right[at].mean()))
+        table["steps"].append(float(out.steps[at].mean()))
+    return table

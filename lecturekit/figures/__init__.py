@@ -11,6 +11,15 @@ Public API::
     widget, grid = figures.widget_spec(name).func()
 
 Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lecturekit.figures.cli``).
+
+Modules:
+
+- ``registry``: ``register``, ``names``, ``spec``, ``build``, ``save`` and the widget registry;
+- ``cli``: the ``list`` / ``build`` command line (``__main__`` runs it);
+- ``helpers``: slide-size fonts, plain ticks, torch on one thread;
+- ``lecture_00``, ``lectures_01_04``, ``lectures_05_08``, ``lecture_09``, ``lecture_09a``,
+  ``lecture_10``, ``lecture_11``, ``lecture_11b``, ``lecture_12``, ``lecture_13``, ``lecture_14``,
+  ``lecture_15``: each lecture's figures and widgets, registered on import.
 """
 
 from lecturekit.figures import (  # noqa: F401  (importing registers the figures)

@@ -15,13 +15,14 @@ import torch
 from matplotlib.figure import Figure
 
 from lecturekit.attention import scaled_dot_product_attention
+from lecturekit.datasets.variants import pointer_test_set
 from lecturekit.efficient.conv_attention import ConvSelfAttention, MemoryCompressedAttention
 from lecturekit.efficient.cost import variant_cost
 from lecturekit.efficient.logsparse import logsparse_attention, logsparse_mask, reachable
+from lecturekit.experiments.variants import depth_table
 from lecturekit.figures.registry import register, register_widget
 from lecturekit.masking import causal_mask
 from lecturekit.shipped import load_shipped
-from lecturekit.shipped.universal import depth_table, pointer_test_set
 from lecturekit.viz.efficient import plot_cost_curves
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.variants import plot_depth_table

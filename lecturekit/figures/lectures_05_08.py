@@ -242,7 +242,7 @@ def masking_procedure_rebuilt():
     import random
 
     from lecturekit.datasets.stories import default_data
-    from lecturekit.shipped.bert import make_nsp_pairs
+    from lecturekit.objectives import make_nsp_pairs
     from lecturekit.viz.bert import masking_widget, masking_widget_grid
 
     data = default_data()

@@ -11,7 +11,8 @@ Public API::
     out = model(input_ids, segment_ids=None, attention_mask=None)
     #   input_ids (B, T) integer ids (any integer dtype); segment_ids (B, T) 0/1;
     #   attention_mask (B, T) bool, True = real (or HF's 1 = real, 0 = padding)
-    #   out.mlm_logits (B, T, V), out.nsp_logits (B, 2)  [0 = IsNext, 1 = NotNext, as HF],
+    #   out.mlm_logits (B, T, V), out.nsp_logits (B, 2)  [0 = IsNext, 1 = NotNext, as HF
+    #   and lecturekit.objectives.IS_NEXT / NOT_NEXT],
     #   out.hidden_states: list of (B, T, D), the embeddings then each layer's output,
     #   out.attentions: list of (B, H, T, T), one per layer
     model = BertForPreTraining.from_hf(hf_model)      # any transformers.BertForPreTraining
@@ -20,7 +21,6 @@ Public API::
     #   lecturekit's config of the HF config's sizes (+ extra fields of a subclass); refuses
     #   options lecturekit's BERT does not have (tied_decoder: also an untied MLM decoder)
     check_hf_layer_norms(hf_model, config.layer_norm_eps)   # every LayerNorm as built agrees
-    masked_ids, labels = mask_tokens(input_ids, vocab_size=V, prob=0.15, generator=g)
     init_bert_weights(module, generator=None)         # N(0, 0.02), zero biases (model.apply)
     encoder = bert_encoder(config)                    # the post-norm GELU encoder stack
     fill_mask(model, tokenizer, "i think [MASK] is great", k=5)   # top-k per [MASK]
@@ -40,24 +40,20 @@ from torch import nn
 
 from lecturekit.layers import Encoder
 from lecturekit.masking import key_padding_mask
-from lecturekit.objectives import corrupt_chosen
-from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS, WordPieceTokenizer
+from lecturekit.objectives import IS_NEXT
+from lecturekit.tokenization import MASK_ID, WordPieceTokenizer
 from lecturekit.utils.checks import (
     check_ids,
     check_index,
     check_instance,
-    check_non_negative_int,
     check_padding_mask,
     check_positive_int,
-    check_range,
     check_str,
 )
 from lecturekit.utils.config import ModelConfig
 from lecturekit.utils.weights import HF_MAPS, load_mapped
 
 __all__ = [
-    "IS_NEXT",
-    "NOT_NEXT",
     "BertConfig",
     "BertEmbeddings",
     "BertModel",
@@ -68,12 +64,9 @@ __all__ = [
     "init_bert_weights",
     "bert_config_from_hf",
     "check_hf_layer_norms",
-    "mask_tokens",
     "fill_mask",
     "nsp_probability",
 ]
-
-IS_NEXT, NOT_NEXT = 0, 1  # next-sentence labels, as Hugging Face's
 
 
 @dataclass(frozen=True)
@@ -382,52 +375,6 @@ def check_hf_layer_norms(hf_model: nn.Module, layer_norm_eps: float) -> None:
             )
 
 
-def mask_tokens(
-    input_ids: torch.Tensor,
-    *,
-    vocab_size: int,
-    prob: float = 0.15,
-    mask_id: int = MASK_ID,
-    num_special: int = len(SPECIAL_TOKENS),
-    generator: torch.Generator | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """BERT's masking: choose ``prob`` of the non-special tokens; of those 80 % -> [MASK],
-    10 % -> a random (non-special) token, 10 % unchanged.
-
-    Args:
-        input_ids: (B, T) long. Ids below ``num_special`` ([PAD], [CLS], [SEP], ...) are never
-            chosen.
-        vocab_size: V; random replacements are drawn from [num_special, V).
-
-        prob: the share of tokens chosen, in (0, 1].
-        mask_id: the id of [MASK], in 0..V-1; num_special: >= 0 and < V.
-        generator: a ``torch.Generator`` for reproducible masks, or None.
-
-    Returns:
-        masked_ids (B, T), and labels (B, T) (long): the original id at chosen positions, -100
-        elsewhere (the value ``F.cross_entropy`` ignores).
-
-    Lecture 08; Devlin et al. 2019 section 3.1 ("Task #1: Masked LM").
-    """
-    check_positive_int("vocab_size", vocab_size)
-    input_ids = check_ids("input_ids", input_ids, vocab_size, 2, wanted="(B, T)").long()
-    check_range("prob", prob, 0, 1, low_open=True)
-    check_index("mask_id", mask_id, vocab_size)
-    check_non_negative_int("num_special", num_special)
-    if vocab_size <= num_special:
-        raise ValueError(f"vocab_size={vocab_size} must exceed num_special={num_special}")
-    if generator is not None:
-        check_instance("generator", generator, torch.Generator)
-    chosen = (torch.rand(input_ids.shape, generator=generator) < prob) & (input_ids >= num_special)
-    # 80 % [MASK], 10 % random, 10 % kept: the same draws as before (lecture 15's refactoring)
-    return corrupt_chosen(
-        input_ids,
-        chosen,
-        vocab_size=vocab_size,
-        mask_id=mask_id,
-        num_special=num_special,
-        generator=generator,
-    )
 
 
 @torch.no_grad()

@@ -72,7 +72,7 @@ def causal_lm_loss(model: CausalLM, batch: dict[str, torch.Tensor]) -> torch.Ten
     """Next-token cross-entropy on the unmasked ``[CLS] A [SEP] B [SEP]`` sequences.
 
     ``batch``: a dict with original_ids, segment_ids and attention_mask (B, T), as
-    ``lecturekit.shipped.bert.pretraining_batch`` makes.
+    ``lecturekit.datasets.pretraining.pretraining_batch`` makes.
     """
     check_instance("model", model, CausalLM)
     needed = ("original_ids", "segment_ids", "attention_mask")

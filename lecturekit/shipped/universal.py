@@ -1,14 +1,15 @@
 """The shipped models of lecture 11b: two tiny Universal Transformers trained on pointer chains
 (``lecturekit.datasets.variants.pointer_chains``), one with ACT halting and one applying the same
-kind of shared layer a fixed number of times, and what the notebook measures on them.
+kind of shared layer a fixed number of times: their training.
 
 Public API::
 
-    POINTERS                                   # the task: T, n_values, max_depth
     RECIPES                                    # {name: training budget and model options}
     model, history = train_pointer_model(name, steps=None)   # name in RECIPES
-    test = pointer_test_set()                  # the fixed held-out batch (seed 1234)
-    table = depth_table(model, test)           # per depth: tokens, accuracy, mean steps
+
+The task and its fixed held-out batch: ``lecturekit.datasets.variants`` (``POINTERS``,
+``pointer_test_set``); what the notebook measures on the models (per depth: tokens, accuracy,
+mean steps): ``lecturekit.experiments.variants.depth_table``.
 
 Command line (regenerates both checkpoints and their MANIFEST lines; a few minutes each)::
 
@@ -25,17 +26,22 @@ from collections.abc import Sequence
 
 import torch
 
-from lecturekit.datasets.variants import PointerBatch, pointer_chains
+from lecturekit.datasets.variants import (
+    POINTERS,
+    TEST_SEED,
+    PointerBatch,
+    pointer_chains,
+    pointer_test_set,
+)
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer, act_loss
+from lecturekit.experiments.variants import depth_table
 from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import save_shipped
 from lecturekit.training import History, fit
-from lecturekit.utils.checks import check_choice, check_instance, check_positive_int
+from lecturekit.utils.checks import check_choice, check_positive_int
 
-__all__ = ["POINTERS", "RECIPES", "MODELS", "train_pointer_model", "pointer_test_set",
-           "depth_table", "main"]  # fmt: skip
+__all__ = ["RECIPES", "MODELS", "train_pointer_model", "main"]
 
-POINTERS = {"T": 10, "n_values": 8, "max_depth": 4}
 RECIPES: dict[str, dict[str, object]] = {
     "ut_act_pointers": {
         "act": True,
@@ -55,7 +61,6 @@ RECIPES: dict[str, dict[str, object]] = {
     },
 }
 MODELS = tuple(RECIPES)
-TEST_SEED = 1234
 
 
 def _config(recipe: dict[str, object]) -> UniversalConfig:
@@ -96,39 +101,6 @@ def train_pointer_model(
     history = fit(model, batches, loss_fn, epochs=1, lr=recipe["lr"], seed=0, progress=progress,
                   desc=name)  # fmt: skip
     return model, history
-
-
-def pointer_test_set(batch_size: int = 1000) -> PointerBatch:
-    """The held-out pointer chains every measurement uses (seed 1234).
-
-    Lecture 11b.
-    """
-    check_positive_int("batch_size", batch_size)
-    return pointer_chains(batch_size, generator=torch.Generator().manual_seed(TEST_SEED),
-                          **POINTERS)  # fmt: skip
-
-
-@torch.no_grad()
-def depth_table(model: UniversalTransformer, test: PointerBatch) -> dict[str, list[float]]:
-    """Per chain depth 0..max_depth: how many tokens, the accuracy, the mean ACT steps.
-
-    Returns:
-        {"depth": [...], "tokens": [...], "accuracy": [...], "steps": [...]}.
-
-    Lecture 11b.
-    """
-    check_instance("model", model, UniversalTransformer)
-    check_instance("test", test, PointerBatch)
-    out = model.eval()(test.ids)
-    right = (out.logits.argmax(-1) == test.targets).float()
-    table: dict[str, list[float]] = {"depth": [], "tokens": [], "accuracy": [], "steps": []}
-    for d in range(int(test.depth.max()) + 1):
-        at = test.depth == d
-        table["depth"].append(d)
-        table["tokens"].append(int(at.sum()))
-        table["accuracy"].append(float(right[at].mean()))
-        table["steps"].append(float(out.steps[at].mean()))
-    return table
 
 
 def main(argv: Sequence[str] | None = None) -> int:

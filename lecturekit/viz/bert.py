@@ -541,7 +541,7 @@ def masking_widget(
 
     Lecture 08; Devlin et al. 2019 section 3.1 ("Task #1: Masked LM").
     """
-    from lecturekit.models.bert import mask_tokens
+    from lecturekit.objectives import mask_tokens
     from lecturekit.tokenization import WordPieceTokenizer
     from lecturekit.viz.widgets import KeptCanvas, figure_widget
 

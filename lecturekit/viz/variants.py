@@ -141,7 +141,7 @@ def plot_depth_table(
     title: str | None = None,
 ) -> Axes:
     """Bars per chain depth, one colour per model: ``tables[label][key]`` against
-    ``tables[label]["depth"]`` (the output of ``lecturekit.shipped.universal.depth_table``).
+    ``tables[label]["depth"]`` (the output of ``lecturekit.experiments.variants.depth_table``).
 
     Lecture 11b.
     """

@@ -1,5 +1,5 @@
-"""Bad inputs to the toy data sets (issue 15): translation pairs, the stories corpus and the
-digits. Every misuse gets a clear ValueError naming the argument."""
+"""Bad inputs to the toy data sets (issue 15): translation pairs, the stories corpus, its
+pre-training batches and the digits. Every misuse gets a clear ValueError naming the argument."""
 
 import random
 
@@ -8,7 +8,9 @@ import torch
 from bad_inputs import Bad, assert_clear_error, bad_rows
 
 from lecturekit.datasets import digits, stories, translation
+from lecturekit.datasets.pretraining import pretraining_batch
 from lecturekit.datasets.translation import Vocab, collate, make_translation_data, sample_pair
+from lecturekit.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
 
 DATA = make_translation_data(n_train=20, n_valid=5, n_test=5, seed=1)
 PAIRS = DATA.train
@@ -16,6 +18,9 @@ SRC_VOCAB, TGT_VOCAB = DATA.src_vocab, DATA.tgt_vocab
 IMAGES = torch.rand(6, 1, 8, 8, generator=torch.Generator().manual_seed(0))
 LABELS = torch.arange(6)
 DIGITS = digits.DigitsData(IMAGES, LABELS, IMAGES, LABELS)
+VOCAB = [*SPECIAL_TOKENS, "the", "cat", "sat", "dog", "ran"]
+TOK = WordPieceTokenizer(VOCAB)
+NSP = [("the cat sat", "the dog ran", 0), ("the dog sat", "the cat", 1)]
 
 
 def _all(iterator):
@@ -108,6 +113,16 @@ ROWS = [
         lambda: _all(digits.batches(IMAGES, LABELS.tolist(), 2)), "labels"),
     Bad("digits.batches: generator a seed", "type",
         lambda: _all(digits.batches(IMAGES, LABELS, 2, generator=1)), "generator"),
+    # pretraining
+    Bad("pretraining.pretraining_batch: no pairs", "size", lambda: pretraining_batch([], TOK),
+        "pairs"),
+    Bad("pretraining.pretraining_batch: a vocab list for the tokenizer", "type",
+        lambda: pretraining_batch(NSP, VOCAB), ["tokenizer", "WordPieceTokenizer"]),
+    Bad("pretraining.pretraining_batch: prob 1.5", "range", lambda: pretraining_batch(NSP, TOK,
+                                                                                    prob=1.5),
+        "prob"),
+    Bad("pretraining.pretraining_batch: a label 2", "range",
+        lambda: pretraining_batch([("the cat", "the dog", 2)], TOK), ["pairs", "label"]),
 ]
 # fmt: on
 

@@ -12,10 +12,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lecturekit.datasets.pretraining import pretraining_batch
 from lecturekit.datasets.stories import default_data
 from lecturekit.exercises import check, core, status
 from lecturekit.models.bert import BertConfig, BertForPreTraining, init_bert_weights
-from lecturekit.shipped.bert import make_nsp_pairs, pretraining_batch
+from lecturekit.objectives import make_nsp_pairs
 from lecturekit.tokenization import MASK_ID, SPECIAL_TOKENS
 
 

@@ -7,7 +7,14 @@ import torch
 from bad_inputs import Bad, assert_clear_error, bad_rows
 from torch import nn
 
+from lecturekit.datasets.stories import Blank, PretrainingData
 from lecturekit.datasets.translation import make_translation_data
+from lecturekit.experiments.bert import (
+    blank_accuracy,
+    blank_predictions,
+    mlm_accuracy,
+    nsp_accuracy,
+)
 from lecturekit.experiments.examples import pie_example, thinking_machines
 from lecturekit.experiments.heads_demo import (
     HeadsDemoModel,
@@ -24,10 +31,21 @@ from lecturekit.experiments.measurements import (
     softmax_saturation,
 )
 from lecturekit.experiments.translation import exact_match, exact_match_by_length, translate
+from lecturekit.models.bert import BertConfig, BertForPreTraining
+from lecturekit.models.causal_lm import CausalLM
 from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
+from lecturekit.models.vit import ViT, ViTConfig
+from lecturekit.tokenization import SPECIAL_TOKENS, WordPieceTokenizer
 
 DEMO = HeadsDemoModel(10, d_model=8, num_heads=2, max_len=6)
 STEP = pie_example()[1]
+# lecture 08's models and data, tiny: every check comes before any forward pass
+TOK = WordPieceTokenizer([*SPECIAL_TOKENS, "the", "cat", "sat", "dog", "ran"])
+BERT_CONFIG = BertConfig.tiny(vocab_size=len(TOK), hidden_size=8, intermediate_size=16)
+BERT, LM = BertForPreTraining(BERT_CONFIG), CausalLM(BERT_CONFIG)
+STORIES = PretrainingData([["the cat sat", "the dog ran"], ["the dog sat"]], [["the cat"]], TOK)
+BLANKS = [Blank(("the", "cat", "sat"), 1, "cat", "animal")]
+VIT = ViT(ViTConfig.tiny(d_model=8, num_heads=2, num_layers=1, d_ff=16))
 
 
 @functools.cache
@@ -171,6 +189,18 @@ ROWS = [
         "bin_starts"),
     Bad("translation.exact_match_by_length: a model of the wrong kind", "model",
         lambda: exact_match_by_length(nn.GRU(2, 2), data().test, data()), "model"),
+    # --- bert ---
+    Bad("bert.mlm_accuracy: the causal LM", "model", lambda: mlm_accuracy(LM, STORIES),
+        ["model", "BertForPreTraining", "CausalLM"]),
+    Bad("bert.nsp_accuracy: a ViT", "model", lambda: nsp_accuracy(VIT, STORIES),
+        ["model", "BertForPreTraining"]),
+    Bad("bert.blank_predictions: a ViT", "model", lambda: blank_predictions(VIT, TOK,
+                                                                                 BLANKS),
+        ["model", "CausalLM", "ViT"]),
+    Bad("bert.blank_predictions: one Blank, not a list", "type",
+        lambda: blank_predictions(BERT, TOK, BLANKS[0]), ["blanks", "Blank"]),
+    Bad("bert.blank_accuracy: no blanks", "size", lambda: blank_accuracy(BERT, TOK, []),
+        "blanks"),
 ]  # fmt: skip
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 import transformers
 
-from lecturekit.models.bert import BertConfig, BertForPreTraining, mask_tokens
+from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.verify import check_bert
 
 
@@ -81,37 +81,3 @@ def test_bad_inputs_raise_clear_errors():
         model(torch.zeros(1, 4, dtype=torch.long), attention_mask=torch.ones(4, dtype=torch.bool))
     with pytest.raises(ValueError, match="hidden_size=30 is not divisible by num_heads=4"):
         BertConfig.tiny(hidden_size=30)
-
-
-def test_mask_tokens_follows_15_percent_then_80_10_10():
-    V, n_special = 100, 5
-    generator = torch.Generator().manual_seed(0)
-    ids = torch.randint(n_special, V, (400, 250), generator=generator)
-    ids[:, 0], ids[:, -1], ids[:, 100:110] = 2, 3, 0  # [CLS], [SEP], [PAD]
-    masked, labels = mask_tokens(ids, vocab_size=V, generator=generator)
-    special = ids < n_special
-    chosen = labels != -100
-    assert not (chosen & special).any() and torch.equal(labels[chosen], ids[chosen])
-    n = (~special).sum().item()  # 95,200 candidates
-    rate = chosen.sum().item() / n
-    assert abs(rate - 0.15) < 4 * (0.15 * 0.85 / n) ** 0.5  # within 4 standard errors
-    c = chosen.sum().item()
-    to_mask = (masked[chosen] == 4).float().mean().item()
-    kept = (masked[chosen] == ids[chosen]).float().mean().item()
-    replaced = 1 - to_mask - kept
-    # a random replacement can draw the original token (1 in 95): "kept" gains 0.1/95
-    for seen, p in ((to_mask, 0.8), (replaced, 0.1 * 94 / 95), (kept, 0.1 + 0.1 / 95)):
-        assert abs(seen - p) < 4 * (p * (1 - p) / c) ** 0.5, (seen, p)
-    assert torch.equal(masked[~chosen], ids[~chosen])  # nothing else changes
-    assert (masked >= n_special)[chosen & (masked != 4)].all()  # never a special token
-
-
-def test_mask_tokens_is_reproducible_and_checks_arguments():
-    ids = torch.randint(5, 50, (3, 20))
-    a = mask_tokens(ids, vocab_size=50, generator=torch.Generator().manual_seed(3))
-    b = mask_tokens(ids, vocab_size=50, generator=torch.Generator().manual_seed(3))
-    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
-    with pytest.raises(ValueError, match=r"prob must be a number in \(0, 1\], got 0"):
-        mask_tokens(ids, vocab_size=50, prob=0)
-    with pytest.raises(ValueError, match=r"input_ids must have shape \(B, T\), got \(20,\)"):
-        mask_tokens(ids[0], vocab_size=50)

@@ -4,7 +4,6 @@ one ``error:`` line and exit status 2, before any training starts."""
 
 import functools
 import json
-import random
 import shutil
 import subprocess
 import sys
@@ -17,7 +16,8 @@ from bad_inputs import Bad, BadCli, assert_clear_error, assert_cli_error, bad_ro
 from torch import nn
 
 from lecturekit.datasets.digits import DigitsData
-from lecturekit.datasets.stories import Blank, PretrainingData
+from lecturekit.datasets.pretraining import pretraining_batch
+from lecturekit.datasets.stories import PretrainingData
 from lecturekit.datasets.translation import collate, make_translation_data
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.causal_lm import CausalLM
@@ -117,7 +117,6 @@ BERT = BertForPreTraining(BertConfig.tiny(vocab_size=len(VOCAB), hidden_size=8,
 LM = CausalLM(BertConfig.tiny(vocab_size=len(VOCAB), hidden_size=8, intermediate_size=16))
 DOCS = [["the cat sat", "the dog ran"], ["the dog sat", "the cat ran"]]
 NSP = [("the cat sat", "the dog ran", 0), ("the dog sat", "the cat", 1)]
-BLANKS = [Blank(("the", "cat", "sat"), 1, "cat", "animal")]
 STORIES = PretrainingData(DOCS, DOCS, TOK)
 DIGITS = DigitsData(torch.rand(4, 1, 8, 8), torch.arange(4), torch.rand(2, 1, 8, 8),
                     torch.arange(2))  # fmt: skip
@@ -259,23 +258,8 @@ ROWS = [
     Bad("transformer.train_transformer: device an int", "type",
         lambda: transformer.train_transformer(DATA, device=0), ["device=0", "torch.device"]),
     # --- bert
-    Bad(f"{B}.make_nsp_pairs: a string for docs", "type",
-        lambda: bert.make_nsp_pairs("the cat sat", random.Random(0)), "docs"),
-    Bad(f"{B}.make_nsp_pairs: one document", "size",
-        lambda: bert.make_nsp_pairs(DOCS[:1], random.Random(0)), "docs"),
-    Bad(f"{B}.make_nsp_pairs: a seed for rng", "type", lambda: bert.make_nsp_pairs(DOCS, 0),
-        ["rng", "random.Random"]),
-    Bad(f"{B}.pretraining_batch: no pairs", "size", lambda: bert.pretraining_batch([], TOK),
-        "pairs"),
-    Bad(f"{B}.pretraining_batch: a vocab list for the tokenizer", "type",
-        lambda: bert.pretraining_batch(NSP, VOCAB), ["tokenizer", "WordPieceTokenizer"]),
-    Bad(f"{B}.pretraining_batch: prob 1.5", "range", lambda: bert.pretraining_batch(NSP, TOK,
-                                                                                    prob=1.5),
-        "prob"),
-    Bad(f"{B}.pretraining_batch: a label 2", "range",
-        lambda: bert.pretraining_batch([("the cat", "the dog", 2)], TOK), ["pairs", "label"]),
     Bad(f"{B}.bert_loss: the causal LM", "model",
-        lambda: bert.bert_loss(LM, bert.pretraining_batch(NSP, TOK)),
+        lambda: bert.bert_loss(LM, pretraining_batch(NSP, TOK)),
         ["model", "BertForPreTraining", "CausalLM"]),
     Bad(f"{B}.bert_loss: a batch without its labels", "type",
         lambda: bert.bert_loss(BERT, {"input_ids": torch.zeros(1, 3, dtype=torch.long)}),
@@ -294,17 +278,6 @@ ROWS = [
         ["device='gpu'", "cuda"]),
     Bad(f"{B}.train_causal_lm: device meta", "range",
         lambda: bert.train_causal_lm(STORIES, device=torch.device("meta")), ["device=", "meta"]),
-    Bad(f"{B}.mlm_accuracy: the causal LM", "model", lambda: bert.mlm_accuracy(LM, STORIES),
-        ["model", "BertForPreTraining", "CausalLM"]),
-    Bad(f"{B}.nsp_accuracy: a ViT", "model", lambda: bert.nsp_accuracy(VIT, STORIES),
-        ["model", "BertForPreTraining"]),
-    Bad(f"{B}.blank_predictions: a ViT", "model", lambda: bert.blank_predictions(VIT, TOK,
-                                                                                 BLANKS),
-        ["model", "CausalLM", "ViT"]),
-    Bad(f"{B}.blank_predictions: one Blank, not a list", "type",
-        lambda: bert.blank_predictions(BERT, TOK, BLANKS[0]), ["blanks", "Blank"]),
-    Bad(f"{B}.blank_accuracy: no blanks", "size", lambda: bert.blank_accuracy(BERT, TOK, []),
-        "blanks"),
     # --- vit
     Bad(f"{V}.accuracy: labels of another length", "shape",
         lambda: vit.accuracy(VIT, IMAGES, LABELS[:3]), ["labels", "images", "(3,)"]),

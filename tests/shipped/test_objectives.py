@@ -1,12 +1,16 @@
 """lecturekit.shipped.objectives: lecture 15's checkpoints, their stored results, the command line."""
 
+import random
+
 import pytest
 import torch
 
 from lecturekit.datasets.stories import PretrainingData, default_data
+from lecturekit.experiments import objectives as ob
 from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.electra import Electra, ElectraConfig
+from lecturekit.objectives import sentence_order_pairs
 from lecturekit.shipped import load_shipped, load_tokenizer, shipped_info
 from lecturekit.shipped import objectives as so
 from lecturekit.shipped.store import load_shipped as load_from
@@ -77,14 +81,14 @@ def test_order_table_is_recomputed_from_the_shipped_models(data):
     rows = table["rows"]
     assert set(rows) == {"bert_tiny", "bert_tiny_sop", "nsp other topic"}
     sop = load_shipped("bert_tiny_sop")
-    assert so.pair_accuracy(sop, data, "sop")["accuracy"] == pytest.approx(
+    assert ob.pair_accuracy(sop, data, "sop")["accuracy"] == pytest.approx(
         rows["bert_tiny_sop"]["sop"], abs=2e-3
     )
     bert = load_shipped("bert_tiny")
-    assert so.pair_accuracy(bert, data, "nsp")["accuracy"] == pytest.approx(
+    assert ob.pair_accuracy(bert, data, "nsp")["accuracy"] == pytest.approx(
         rows["bert_tiny"]["nsp"], abs=2e-3
     )
-    assert so.heldout_mlm_accuracy(sop, data) == pytest.approx(rows["bert_tiny_sop"]["mlm"],
+    assert ob.heldout_mlm_accuracy(sop, data) == pytest.approx(rows["bert_tiny_sop"]["mlm"],
                                                                abs=2e-3)  # fmt: skip
 
 
@@ -95,10 +99,36 @@ def test_sharing_table_is_recomputed_from_the_shipped_albert(data):
     assert shared < separate < bert
     albert = load_shipped("albert_tiny")
     assert sum(p.numel() for p in albert.parameters()) == shared
-    assert so.heldout_mlm_accuracy(albert, data) == pytest.approx(table["mlm"][0], abs=2e-3)
-    assert so.pair_accuracy(albert, data, "sop")["accuracy"] == pytest.approx(
+    assert ob.heldout_mlm_accuracy(albert, data) == pytest.approx(table["mlm"][0], abs=2e-3)
+    assert ob.pair_accuracy(albert, data, "sop")["accuracy"] == pytest.approx(
         table["sop"][0], abs=2e-3
     )
+
+
+# --- bert_tiny_sop's training -----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small(data):
+    """A corpus small enough for a training pass in well under a second (the same tokenizer)."""
+    return PretrainingData(data.train[:60], data.test[:12], data.tokenizer)
+
+
+def test_train_sop_bert_learns_from_sop_pairs(small):
+    model, history = so.train_sop_bert(small, epochs=1)
+    assert isinstance(model, BertForPreTraining) and not model.training
+    steps = -(-len(sentence_order_pairs(small.train, random.Random(0))) // 64)
+    assert len(history.step_loss) == steps
+    again, _ = so.train_sop_bert(small, epochs=1)
+    assert torch.equal(model.nsp.weight, again.nsp.weight)  # deterministic
+
+
+def test_train_sop_bert_takes_the_pair_kind(small):
+    model, _ = so.train_sop_bert(small, epochs=1, pairs="nsp other topic")
+    sop, _ = so.train_sop_bert(small, epochs=1)
+    assert not torch.equal(model.nsp.weight, sop.nsp.weight)
+    with pytest.raises(ValueError, match="pairs"):
+        so.train_sop_bert(small, epochs=1, pairs="order")
 
 
 # --- the command line -----------------------------------------------------------------------
@@ -130,11 +160,11 @@ def test_main_writes_every_checkpoint_with_its_results(tmp_path, monkeypatch, ca
     assert so.layer_sharing_table(tmp_path)["steps"] == 1
     sop = load_from("bert_tiny_sop", tmp_path)
     stored = so.order_accuracy_table(tmp_path)["rows"]["bert_tiny_sop"]["sop"]
-    assert round(so.pair_accuracy(sop, small, "sop")["accuracy"], 4) == stored
+    assert round(ob.pair_accuracy(sop, small, "sop")["accuracy"], 4) == stored
     assert shipped_info("bert_tiny_sop", tmp_path).training["epochs"] == 1
     albert = load_from("albert_tiny", tmp_path)
     assert isinstance(albert, AlbertForPreTraining) and albert.config.share_layers
     torch.testing.assert_close(
         torch.tensor(so.layer_sharing_table(tmp_path)["mlm"][0]),
-        torch.tensor(round(so.heldout_mlm_accuracy(albert, small), 4)),
+        torch.tensor(round(ob.heldout_mlm_accuracy(albert, small), 4)),
     )

@@ -7,19 +7,21 @@ import pytest
 import torch
 
 import lecturekit.shipped.universal as su
+from lecturekit.datasets.variants import pointer_test_set
 from lecturekit.efficient.universal import UniversalTransformer
+from lecturekit.experiments.variants import depth_table
 from lecturekit.shipped.store import load_shipped, shipped_info
 
 
 @pytest.fixture(scope="module")
 def test_set():
-    return su.pointer_test_set()
+    return pointer_test_set()
 
 
 def test_shipped_act_model_spends_more_steps_on_deeper_tokens(test_set):
     model = load_shipped("ut_act_pointers")
     assert isinstance(model, UniversalTransformer) and model.config.act
-    table = su.depth_table(model, test_set)
+    table = depth_table(model, test_set)
     assert table["depth"] == [0, 1, 2, 3, 4]
     assert all(a < b for a, b in zip(table["steps"], table["steps"][1:], strict=False))
     assert min(table["accuracy"]) >= 0.98
@@ -38,7 +40,7 @@ def test_shipped_act_model_spends_more_steps_on_deeper_tokens(test_set):
 def test_shipped_fixed_model_always_takes_six_steps(test_set):
     model = load_shipped("ut_fixed_pointers")
     assert not model.config.act
-    table = su.depth_table(model, test_set)
+    table = depth_table(model, test_set)
     assert table["steps"] == [6.0] * 5 and min(table["accuracy"]) >= 0.98
 
 
@@ -65,4 +67,4 @@ def test_bad_inputs_name_the_argument():
     with pytest.raises(ValueError, match="steps"):
         su.train_pointer_model("ut_act_pointers", steps=0)
     with pytest.raises(ValueError, match="model"):
-        su.depth_table("not a model", su.pointer_test_set(2))
+        depth_table("not a model", pointer_test_set(2))

@@ -236,7 +236,7 @@ PAIRS = [("my dog is cute", "he likes playing"), ("the man went to the store", "
 
 def test_masking_widget_draws_what_mask_tokens_does(tiny_bert):
     pytest.importorskip("ipywidgets")
-    from lecturekit.models.bert import mask_tokens
+    from lecturekit.objectives import mask_tokens
     from lecturekit.viz.widgets import render_png, widget_controls
 
     _, tok = tiny_bert

@@ -1,21 +1,20 @@
-"""lecturekit.shipped.objectives: lecture 15's measuring functions, on tiny budgets (seconds)."""
+"""lecturekit.experiments.objectives: lecture 15's measuring functions, on tiny budgets (seconds)."""
 
-import itertools
 import math
-import random
 
 import pytest
 import torch
 
+from lecturekit.datasets import pretraining as pt
 from lecturekit.datasets.stories import PretrainingData, default_data
+from lecturekit.experiments import objectives as ob
+from lecturekit.experiments.bert import mlm_accuracy, nsp_accuracy
 from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
 from lecturekit.models.bert import BertConfig, BertForPreTraining
 from lecturekit.models.electra import Electra, ElectraConfig
 from lecturekit.models.size import parameter_count
-from lecturekit.objectives import IGNORE, IN_ORDER, SWAPPED, sentence_order_pairs
+from lecturekit.objectives import IN_ORDER, SWAPPED
 from lecturekit.shipped import load_shipped
-from lecturekit.shipped import objectives as ob
-from lecturekit.shipped.bert import mlm_accuracy, nsp_accuracy
 
 
 @pytest.fixture(scope="module")
@@ -34,66 +33,26 @@ def bert():
     return load_shipped("bert_tiny")
 
 
-def test_consecutive_pairs_are_the_documents_in_order(data):
-    pairs = ob.consecutive_pairs(data.train[:5])
-    expected = [(a, b, 0) for doc in data.train[:5] for a, b in itertools.pairwise(doc)]
-    assert pairs == expected
-    with pytest.raises(ValueError, match="docs"):
-        ob.consecutive_pairs("a story")
-    with pytest.raises(ValueError, match="two or more sentences"):
-        ob.consecutive_pairs([["only one sentence"]])
-
-
-@pytest.mark.parametrize("kind", ob.PAIR_KINDS)
-def test_pair_batches_stream_fixed_step_counts(data, kind):
-    make = ob.pair_batches(data.train[:40], data.tokenizer, kind, 0.3, 8, (3, 2))
-    g = torch.Generator().manual_seed(0)
-    first, second = list(make(0, g)), list(make(1, g))
-    assert len(first) == 3 and len(second) == 2
-    for batch in first + second:
-        assert batch["input_ids"].shape == batch["chosen"].shape
-        assert torch.equal(batch["chosen"], batch["mlm_labels"] != IGNORE)
-        assert torch.equal(batch["mlm_labels"][batch["chosen"]],
-                           batch["original_ids"][batch["chosen"]])  # fmt: skip
-        assert len(batch["nsp_labels"]) == 8
-        if kind == "text":
-            assert batch["nsp_labels"].eq(0).all()
-    again = list(ob.pair_batches(data.train[:40], data.tokenizer, kind, 0.3, 8, (3, 2))(
-        0, torch.Generator().manual_seed(0)))  # fmt: skip
-    assert all(
-        torch.equal(a["input_ids"], b["input_ids"]) for a, b in zip(first, again, strict=True)
-    )
-
-
-def test_the_masking_rate_sets_the_share_of_chosen_tokens(data):
-    for rate in (0.05, 0.5):
-        make = ob.pair_batches(data.train, data.tokenizer, "text", rate, 64, 5)
-        batches = list(make(0, torch.Generator().manual_seed(0)))
-        chosen = sum(int(b["chosen"].sum()) for b in batches)
-        real = sum(int((b["original_ids"] >= 5).sum()) for b in batches)
-        assert chosen / real == pytest.approx(rate, abs=0.02)
-
-
 def test_heldout_masks_are_lecture_08s(small, bert):
     assert ob.heldout_mlm_accuracy(bert, small) == mlm_accuracy(bert, small)
     assert ob.pair_accuracy(bert, small, "nsp")["accuracy"] == pytest.approx(
         nsp_accuracy(bert, small)
     )
-    batches = ob.heldout_batches(small, "nsp")
-    assert batches is ob.heldout_batches(small, "nsp")  # cached: fixed for every model
+    batches = pt.heldout_batches(small, "nsp")
+    assert batches is pt.heldout_batches(small, "nsp")  # cached: fixed for every model
     share = sum(int(b["chosen"].sum()) for b in batches) / sum(
         int((b["original_ids"] >= 5).sum()) for b in batches
     )
     assert share == pytest.approx(0.15, abs=0.03)  # 12 documents: a small sample
-    sop = ob.heldout_pairs(small, "sop")
+    sop = pt.heldout_pairs(small, "sop")
     assert {label for *_, label in sop} == {IN_ORDER, SWAPPED}
-    assert len(sop) == sum(int(b["nsp_labels"].numel()) for b in ob.heldout_batches(small, "sop"))
+    assert len(sop) == sum(int(b["nsp_labels"].numel()) for b in pt.heldout_batches(small, "sop"))
 
 
 def test_pair_accuracy_reports_each_label(small, bert):
     result = ob.pair_accuracy(bert, small, "sop")
     assert set(result) == {"accuracy", "in order", "swapped", "n"}
-    labels = torch.tensor([label for *_, label in ob.heldout_pairs(small, "sop")])
+    labels = torch.tensor([label for *_, label in pt.heldout_pairs(small, "sop")])
     preds = ob.pair_predictions(bert, small, "sop")
     assert result["n"] == len(labels) == len(preds)
     assert result["swapped"] == pytest.approx(float((preds[labels == 1] == 1).float().mean()))
@@ -101,15 +60,8 @@ def test_pair_accuracy_reports_each_label(small, bert):
         ob.pair_accuracy(bert, small, "order")
 
 
-def test_same_topic():
-    assert ob.same_topic("my bird is cute", "he likes eating in the garden")
-    assert ob.same_topic("he likes eating in the garden", "my bird is cute")
-    assert not ob.same_topic("penguins are flightless birds", "he bought a gallon of milk")
-    assert not ob.same_topic("not a sentence of the world", "my dog is cute")
-
-
 def test_training_flops_are_counted_and_electra_costs_more(data):
-    make = ob.pair_batches(data.train, data.tokenizer, "text", 0.15, 16, 1)
+    make = pt.pair_batches(data.train, data.tokenizer, "text", 0.15, 16, 1)
     batch = next(iter(make(0, torch.Generator().manual_seed(0))))
     torch.manual_seed(0)
     mlm = BertForPreTraining(BertConfig.tiny(vocab_size=len(data.tokenizer)))
@@ -147,7 +99,7 @@ def test_rates_outside_the_open_interval(rate, small):
     with pytest.raises(ValueError, match=r"rates\[1\]"):
         ob.masking_rate_sweep([0.15, rate], (1,), small)
     with pytest.raises(ValueError, match="rate"):
-        ob.pair_batches(small.train, small.tokenizer, "text", rate)
+        pt.pair_batches(small.train, small.tokenizer, "text", rate)
 
 
 def test_train_mlm_records_accuracy_and_snapshots(small):
@@ -219,23 +171,14 @@ def test_order_table_and_topics(small, bert):
     assert row["mlm"] == round(mlm_accuracy(bert, small), 4)
     assert row["sop"] == round(ob.pair_accuracy(bert, small, "sop")["accuracy"], 4)
     pairs = table["pairs"]
-    negatives = sum(1 for *_, label in ob.heldout_pairs(small, "nsp") if label == 1)
+    negatives = sum(1 for *_, label in pt.heldout_pairs(small, "nsp") if label == 1)
     assert pairs["nsp NotNext other topic"] + pairs["nsp NotNext same topic"] == negatives
-    assert pairs["nsp"] == len(ob.heldout_pairs(small, "nsp"))
+    assert pairs["nsp"] == len(pt.heldout_pairs(small, "nsp"))
     assert set(table["rows"]) == {"bert_tiny", "random"}
     with pytest.raises(ValueError, match="models"):
         ob.order_table({}, small)
     with pytest.raises(ValueError, match="model"):
         ob.order_table({"x": torch.nn.Linear(2, 2)}, small)
-
-
-def test_train_sop_bert_learns_from_sop_pairs(small):
-    model, history = ob.train_sop_bert(small, epochs=1)
-    assert isinstance(model, BertForPreTraining) and not model.training
-    steps = -(-len(sentence_order_pairs(small.train, random.Random(0))) // 64)
-    assert len(history.step_loss) == steps
-    again, _ = ob.train_sop_bert(small, epochs=1)
-    assert torch.equal(model.nsp.weight, again.nsp.weight)  # deterministic
 
 
 def test_sharing_table_structure(small):
@@ -254,25 +197,6 @@ def test_sharing_table_structure(small):
         ob.sharing_table(small, steps=2, kinds=("XLNet",))
     with pytest.raises(ValueError, match="steps"):
         ob.sharing_table(small, steps=0)
-
-
-def test_other_topic_nsp_pairs_never_share_the_topic(small):
-    pairs = ob.other_topic_nsp_pairs(small.train, random.Random(0))
-    negatives = [(a, b) for a, b, label in pairs if label == 1]
-    assert negatives and len(pairs) == len(ob.consecutive_pairs(small.train))
-    assert not any(ob.same_topic(a, b) for a, b in negatives)
-    follows = {(a, b) for doc in small.train for a, b in itertools.pairwise(doc)}
-    assert all((a, b) in follows for a, b, label in pairs if label == 0)
-    with pytest.raises(ValueError, match="rng"):
-        ob.other_topic_nsp_pairs(small.train, 0)
-
-
-def test_train_sop_bert_takes_the_pair_kind(small):
-    model, _ = ob.train_sop_bert(small, epochs=1, pairs="nsp other topic")
-    sop, _ = ob.train_sop_bert(small, epochs=1)
-    assert not torch.equal(model.nsp.weight, sop.nsp.weight)
-    with pytest.raises(ValueError, match="pairs"):
-        ob.train_sop_bert(small, epochs=1, pairs="order")
 
 
 def test_replaced_token_detection_counts(small):
