@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import torch
 
-from lecturekit.utils.checks import check_index, check_positive_int, check_range, check_tensor
+from lecturekit.utils.checks import check_index, check_positive_int, check_range
+from lecturekit.utils.contracts import contract
 
 __all__ = [
     "Hypothesis",
@@ -244,6 +245,7 @@ def _call_step(step: StepFn, prefixes: torch.Tensor, eos: int, V: int | None) ->
     return out.detach()
 
 
+@contract(scores="N>0", log_probs="N V>0")
 def beam_step(
     scores: torch.Tensor, log_probs: torch.Tensor, k: int
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -267,13 +269,6 @@ def beam_step(
     Lecture 07; one step of beam search (Yao (HKUST): "for each of the k hypotheses, find top
     k next words and calculate scores").
     """
-    check_tensor("scores", scores, 1, wanted="(N,)", floating=True)
-    check_tensor("log_probs", log_probs, 2, wanted="(N, V)", floating=True, nonempty=True)
-    if log_probs.shape[0] != scores.shape[0]:
-        raise ValueError(
-            f"log_probs must have one row per hypothesis: scores has shape "
-            f"{tuple(scores.shape)}, log_probs {tuple(log_probs.shape)}"
-        )
     check_positive_int("k", k)
     V = log_probs.shape[1]
     flat = (scores[:, None] + log_probs).flatten()  # (N, 1) + (N, V) -> (N, V) -> (N*V,)

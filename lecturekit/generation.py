@@ -69,6 +69,7 @@ from lecturekit.utils.checks import (
     check_tensor,
     did_you_mean,
 )
+from lecturekit.utils.contracts import contract
 
 __all__ = [
     "Strategy",
@@ -229,11 +230,7 @@ def _as_strategy(strategy: object) -> Strategy:
                      f"{strategy!r}{hint}")  # fmt: skip
 
 
-def _check_logits(logits: object) -> torch.Tensor:
-    return check_tensor("logits", logits, min_ndim=1, wanted="(..., V)", floating=True,
-                        nonempty=True)  # fmt: skip
-
-
+@contract(logits="... V>0")
 def apply_repetition_penalty(
     logits: torch.Tensor, previous_ids: torch.Tensor, penalty: float
 ) -> torch.Tensor:
@@ -255,7 +252,6 @@ def apply_repetition_penalty(
     Lecture 14; Keskar et al. 2019 (CTRL) section 4.1, as Hugging Face's
     ``RepetitionPenaltyLogitsProcessor`` implements it (a sign-aware version of CTRL's logit / θ).
     """
-    _check_logits(logits)
     penalty = _check_penalty(penalty, "penalty")
     lead = tuple(logits.shape[:-1])
     check_tensor("previous_ids", previous_ids, logits.ndim, integer=True,
@@ -272,6 +268,7 @@ def apply_repetition_penalty(
     return torch.where(seen, penalised, logits)
 
 
+@contract(logits="... V>0")
 def apply_temperature(logits: torch.Tensor, temperature: float) -> torch.Tensor:
     """Divide the logits by the temperature: softmax(logits / T).
 
@@ -288,10 +285,10 @@ def apply_temperature(logits: torch.Tensor, temperature: float) -> torch.Tensor:
     Lecture 14; Ackley, Hinton & Sejnowski 1985 (the Boltzmann distribution's temperature);
     Hugging Face's ``TemperatureLogitsWarper``.
     """
-    _check_logits(logits)
     return logits / _check_temperature(temperature)
 
 
+@contract(logits="... V>0")
 def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
     """Keep the ``k`` largest logits, set the others to -inf (top-k sampling).
 
@@ -308,12 +305,12 @@ def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
     Lecture 14; Fan, Lewis & Dauphin 2018 (Hierarchical Neural Story Generation); Hugging
     Face's ``TopKLogitsWarper``.
     """
-    _check_logits(logits)
     k = min(_check_top_k(k, "k"), logits.shape[-1])
     kth = torch.topk(logits, k, dim=-1).values[..., -1:]  # (..., V) -> (..., 1)
     return logits.masked_fill(logits < kth, -math.inf)
 
 
+@contract(logits="... V>0")
 def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     """Nucleus filtering: keep the smallest set of most probable tokens whose probabilities
     sum to >= p, set the others to -inf.
@@ -331,7 +328,6 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     Lecture 14; Holtzman et al. 2020 (The Curious Case of Neural Text Degeneration) eq. 2;
     Hugging Face's ``TopPLogitsWarper``.
     """
-    _check_logits(logits)
     p = _check_top_p(p, "p")
     sorted_logits, order = torch.sort(logits, dim=-1, descending=False)  # ascending
     cumulative = sorted_logits.softmax(dim=-1).cumsum(dim=-1)  # (..., V)
@@ -341,6 +337,7 @@ def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
     return logits.masked_fill(drop, -math.inf)
 
 
+@contract(logits="... V>0")
 def next_token_distribution(
     logits: torch.Tensor, strategy: Strategy | str, previous_ids: torch.Tensor | None = None
 ) -> NextToken:
@@ -363,7 +360,6 @@ def next_token_distribution(
 
     Lecture 14.
     """
-    _check_logits(logits)
     strategy = _as_strategy(strategy)
     if strategy.repetition_penalty != 1:
         if previous_ids is None:

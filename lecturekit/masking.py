@@ -49,6 +49,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from lecturekit.utils.checks import check_callable, check_positive_int, check_tensor, shape_of
+from lecturekit.utils.contracts import contract
 
 __all__ = [
     "causal_mask",
@@ -114,6 +115,7 @@ def padding_mask(
     return positions[None, :] < lengths_t[:, None]  # (B,1) vs (1,T) -> (B, T)
 
 
+@contract(pad="any: B Tk")
 def key_padding_mask(pad: torch.Tensor) -> torch.Tensor:
     """Reshape a (B, Tk) padding mask so it broadcasts against scores (B, H, Tq, Tk).
 
@@ -125,9 +127,6 @@ def key_padding_mask(pad: torch.Tensor) -> torch.Tensor:
 
     Lecture 06.
     """
-    if not isinstance(pad, torch.Tensor) or pad.ndim != 2:
-        hint = " (convert with torch.as_tensor)" if isinstance(pad, (list, tuple)) else ""
-        raise ValueError(f"pad must be (B, Tk), got shape {shape_of(pad)}{hint}")
     _check_bool_mask("pad", pad)
     return pad[:, None, None, :]  # (B, Tk) -> (B, 1, 1, Tk)
 
@@ -235,6 +234,7 @@ def additive_mask(mask: torch.Tensor, dtype: torch.dtype = torch.float32) -> tor
     return zeros.masked_fill(~mask, float("-inf"))
 
 
+@contract(scores="... Tk")
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
     """Softmax over the last dimension after adding M (0 / -inf) from ``mask``.
 
@@ -252,8 +252,6 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> to
 
     Lecture 06.
     """
-    if not (isinstance(scores, torch.Tensor) and scores.ndim and scores.is_floating_point()):
-        check_tensor("scores", scores, min_ndim=1, wanted="(..., Tq, Tk)", floating=True)
     if mask is None:
         return torch.softmax(scores, dim=-1)
     check_mask(mask, scores.shape)

@@ -32,6 +32,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lecturekit.utils.checks import as_pair, check_positive_int, check_tensor, shape_of
+from lecturekit.utils.contracts import contract
 
 __all__ = [
     "Size",
@@ -63,6 +64,7 @@ def grid_size(image_size: Size, patch_size: Size) -> tuple[int, int]:
     return H // ph, W // pw
 
 
+@contract(images="any: B C H W")
 def patchify(images: torch.Tensor, patch_size: Size) -> torch.Tensor:
     """Cut images into non-overlapping patches and flatten each one.
 
@@ -76,9 +78,6 @@ def patchify(images: torch.Tensor, patch_size: Size) -> torch.Tensor:
 
     Lecture 09; Dosovitskiy et al. 2021 section 3.1 (x_p in R^{N x (P^2 C)}).
     """
-    check_tensor("images", images, wanted="(B, C, H, W)")
-    if images.ndim != 4:
-        raise ValueError(f"images must be a (B, C, H, W) tensor, got {shape_of(images)}")
     B, C, H, W = images.shape
     gh, gw = grid_size((H, W), patch_size)
     ph, pw = H // gh, W // gw
@@ -127,9 +126,8 @@ def conv_patch_embedding(linear: nn.Linear, num_channels: int, patch_size: Size)
         num_channels, linear.out_features, (ph, pw), stride=(ph, pw), bias=linear.bias is not None
     )
     with torch.no_grad():
-        conv.weight.copy_(
-            linear.weight.reshape(-1, num_channels, ph, pw)
-        )  # (D, C*p*p) -> (D,C,p,p)
+        # (D, C*p*p) -> (D, C, p, p)
+        conv.weight.copy_(linear.weight.reshape(-1, num_channels, ph, pw))
         if linear.bias is not None:
             conv.bias.copy_(linear.bias)
     return conv

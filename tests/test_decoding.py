@@ -312,11 +312,17 @@ def test_beam_step_ties_and_impossible_tokens():
 @pytest.mark.parametrize(
     ("args", "match"),
     [
-        ((torch.zeros(2, 1), torch.zeros(2, 3), 1), r"scores must have shape \(N,\)"),
-        ((torch.zeros(2), torch.zeros(3, 3), 1), "one row per hypothesis"),
+        ((torch.zeros(2, 1), torch.zeros(2, 3), 1), r"scores must be \(N,\), got \(2, 1\)"),
+        (
+            (torch.zeros(2), torch.zeros(3, 3), 1),
+            r"log_probs must be \(N, V\) with N=2 as in scores \(2,\), got \(3, 3\)",
+        ),
         ((torch.zeros(2), torch.zeros(2, 3, dtype=torch.long), 1), "floating-point"),
         ((torch.zeros(2), torch.zeros(2, 3), 0), "k must be a positive integer"),
-        ((torch.zeros(2), torch.zeros(2, 0), 1), "log_probs must not have a dimension of size 0"),
+        (
+            (torch.zeros(2), torch.zeros(2, 0), 1),
+            r"log_probs must be \(N, V\) with V > 0, got \(2, 0\)",
+        ),
     ],
 )
 def test_beam_step_bad_input(args, match):

@@ -50,7 +50,7 @@ def test_unpatchify_inverts_patchify(shape, patch):
     [
         ((torch.zeros(1, 1, 8, 8), 3), r"image size 8x8 is not divisible by patch_size 3x3"),
         ((torch.zeros(1, 1, 8, 10), (2, 4)), r"8x10 is not divisible by patch_size 2x4"),
-        ((torch.zeros(8, 8), 2), r"images must be a \(B, C, H, W\) tensor, got \(8, 8\)"),
+        ((torch.zeros(8, 8), 2), r"images must be \(B, C, H, W\), got \(8, 8\)"),
         ((torch.zeros(1, 8, 8), 2), r"got \(1, 8, 8\)"),
         (([[0.0] * 8] * 8, 2), r"got list"),
         ((torch.zeros(1, 1, 8, 8), 0), r"patch_size must be a positive integer"),

@@ -31,7 +31,8 @@ from torch import nn
 
 from lecturekit.attention import merge_heads, scaled_dot_product_attention, split_heads
 from lecturekit.masking import causal_mask
-from lecturekit.utils.checks import check_input, check_positive_int
+from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.contracts import contract
 
 __all__ = ["compressed_length", "MemoryCompressedAttention", "ConvSelfAttention"]
 
@@ -64,23 +65,21 @@ class MemoryCompressedAttention(nn.Module):
         check_positive_int("d_model", d_model)
         check_positive_int("stride", stride)
         kernel = stride if kernel is None else check_positive_int("kernel", kernel)
-        self.stride, self.kernel = stride, kernel
+        self.d_model, self.stride, self.kernel = d_model, stride, kernel
         self.conv_k = nn.Conv1d(d_model, d_model, kernel, stride)
         self.conv_v = nn.Conv1d(d_model, d_model, kernel, stride)
 
     def compress(self, x: torch.Tensor, which: str = "k") -> torch.Tensor:
         """x (B, n, D) -> (B, m, D) through ``conv_k`` (which="k") or ``conv_v``."""
         conv = self.conv_k if which == "k" else self.conv_v
-        return conv(x.transpose(1, 2)).transpose(
-            1, 2
-        )  # (B, n, D) -> (B, D, n) -> (B, D, m) -> (B, m, D)
+        # (B, n, D) -> (B, D, n) -> (B, D, m) -> (B, m, D)
+        return conv(x.transpose(1, 2)).transpose(1, 2)
 
+    @contract(q="B Tq d_model", k="B n d_model", v="B n d_model")
     def forward(
         self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """q (B, n, D), k and v (B, n, D) -> out (B, n, D), weights (B, n, m)."""
-        for name, x in (("q", q), ("k", k), ("v", v)):
-            check_input(name, x, self, ndim=3, wanted="(B, n, D)")
         if k.shape[1] < self.kernel:
             raise ValueError(f"k must have at least kernel={self.kernel} positions, got "
                              f"{k.shape[1]}")  # fmt: skip
@@ -106,19 +105,20 @@ class ConvSelfAttention(nn.Module):
         check_positive_int("num_heads", num_heads)
         if d_model % num_heads:
             raise ValueError(f"d_model={d_model} is not divisible by num_heads={num_heads}")
-        self.kernel, self.num_heads = kernel, num_heads
+        self.d_model, self.kernel, self.num_heads = d_model, kernel, num_heads
         self.conv_q = nn.Conv1d(d_model, d_model, kernel)
         self.conv_k = nn.Conv1d(d_model, d_model, kernel)
         self.w_v = nn.Linear(d_model, d_model)
         self.w_o = nn.Linear(d_model, d_model)
 
+    @contract(x="B n d_model")
     def queries_keys(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, n, D) -> q, k (B, n, D): causal convolutions, position i sees i − k + 1 .. i."""
-        check_input("x", x, self, ndim=3, wanted="(B, n, D)")
         h = F.pad(x.transpose(1, 2), (self.kernel - 1, 0))  # (B, n, D) -> (B, D, k - 1 + n)
         q = self.conv_q(h).transpose(1, 2)  # -> (B, D, n) -> (B, n, D)
         return q, self.conv_k(h).transpose(1, 2)
 
+    @contract(x="B n d_model")
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """x (B, n, D) -> out (B, n, D), weights (B, H, n, n) (causal)."""
         q, k = self.queries_keys(x)

@@ -26,38 +26,10 @@ import torch.nn.functional as F
 
 from lecturekit.attention import scaled_dot_product_attention
 from lecturekit.masking import masked_softmax
-from lecturekit.utils.checks import (
-    check_bool,
-    check_non_negative_int,
-    check_positive_int,
-    check_same_dtype,
-    check_tensor,
-    shape_of,
-)
+from lecturekit.utils.checks import check_bool, check_non_negative_int, check_positive_int, shape_of
+from lecturekit.utils.contracts import contract
 
 __all__ = ["band_mask", "local_attention", "chunked_local_attention", "band_to_dense"]
-
-
-def _check_window(window: object) -> int:
-    return check_non_negative_int("window", window)
-
-
-def _check_qkv(q: object, k: object, v: object) -> None:
-    """q, k (..., T, Dk) and v (..., T, Dv) of one sequence (self-attention: one T), floating
-    point of one dtype (integer vectors typed in from the slides: convert with .float())."""
-    for name, x in (("q", q), ("k", k), ("v", v)):
-        check_tensor(name, x, min_ndim=2, wanted="(..., T, D)", floating=True)
-    check_same_dtype("k", k, "q", q), check_same_dtype("v", v, "q", q)
-    if q.shape[:-1] != k.shape[:-1] or q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            "q and k must have the same shape (..., T, Dk): "
-            f"q {tuple(q.shape)} vs k {tuple(k.shape)}"
-        )
-    if v.shape[:-1] != k.shape[:-1]:
-        raise ValueError(
-            f"v must be (..., T, Dv) with the batch dims and T of k: k {tuple(k.shape)} vs "
-            f"v {tuple(v.shape)}"
-        )
 
 
 def band_mask(
@@ -79,13 +51,14 @@ def band_mask(
     Lecture 11; Vaswani et al. 2017 Table 1 (restricted self-attention).
     """
     check_non_negative_int("T", T)
-    _check_window(window)
+    check_non_negative_int("window", window)
     check_bool("causal", causal)
     i = torch.arange(T, device=device)[:, None]  # (T, 1) query positions
     j = torch.arange(T, device=device)[None, :]  # (1, T) key positions
     return (j >= i - window) & (j <= i + (0 if causal else window))  # (T, T)
 
 
+@contract(q="... T Dk", k="... T Dk", v="... T Dv", dtype="same")
 def local_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, window: int, causal: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -105,12 +78,12 @@ def local_attention(
 
     Lecture 11; Vaswani et al. 2017 Table 1.
     """
-    _check_qkv(q, k, v)
-    _check_window(window)
+    check_non_negative_int("window", window)
     check_bool("causal", causal)
     return scaled_dot_product_attention(q, k, v, band_mask(q.shape[-2], window, causal))
 
 
+@contract(q="... T Dk", k="... T Dk", v="... T Dv", dtype="same")
 def chunked_local_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -141,8 +114,7 @@ def chunked_local_attention(
 
     Lecture 11; Vaswani et al. 2017 Table 1 (O(r·n·d)).
     """
-    _check_qkv(q, k, v)
-    _check_window(window)
+    check_non_negative_int("window", window)
     check_bool("causal", causal)
     c = max(window, 1) if chunk_size is None else chunk_size
     check_positive_int("chunk_size", c)
@@ -189,7 +161,7 @@ def band_to_dense(band: torch.Tensor, window: int, causal: bool = False) -> torc
 
     Lecture 11.
     """
-    _check_window(window)
+    check_non_negative_int("window", window)
     check_bool("causal", causal)
     width = window + 1 + (0 if causal else window)
     if not isinstance(band, torch.Tensor) or band.ndim < 2 or band.shape[-1] != width:

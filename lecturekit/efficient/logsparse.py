@@ -26,12 +26,8 @@ import torch
 
 from lecturekit.attention import scaled_dot_product_attention
 from lecturekit.masking import masked_softmax
-from lecturekit.utils.checks import (
-    check_non_negative_int,
-    check_positive_int,
-    check_same_dtype,
-    check_tensor,
-)
+from lecturekit.utils.checks import check_non_negative_int, check_positive_int, check_tensor
+from lecturekit.utils.contracts import contract
 
 __all__ = [
     "logsparse_mask",
@@ -97,20 +93,7 @@ def logsparse_indices(n: int, local: int = 0) -> tuple[torch.Tensor, torch.Tenso
     return table.clamp_min(0), valid
 
 
-def _check_qkv(q: object, k: object, v: object) -> None:
-    for name, x in (("q", q), ("k", k), ("v", v)):
-        check_tensor(name, x, min_ndim=2, wanted="(..., n, D)", floating=True)
-    check_same_dtype("k", k, "q", q), check_same_dtype("v", v, "q", q)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have one shape (..., n, Dk): q {tuple(q.shape)} vs k "
-                         f"{tuple(k.shape)}")  # fmt: skip
-    if v.shape[:-1] != k.shape[:-1]:
-        raise ValueError(f"v must be (..., n, Dv) with the n of k: k {tuple(k.shape)} vs v "
-                         f"{tuple(v.shape)}")  # fmt: skip
-    if q.shape[-2] == 0:
-        raise ValueError("q must have at least one position, got n=0")
-
-
+@contract(q="... n>0 Dk", k="... n Dk", v="... n Dv", dtype="same")
 def logsparse_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, local: int = 0
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -127,7 +110,6 @@ def logsparse_attention(
 
     Lecture 11b; Li et al. 2019 section 3.3.
     """
-    _check_qkv(q, k, v)
     check_non_negative_int("local", local)
     n, Dk = q.shape[-2], q.shape[-1]
     idx, valid = logsparse_indices(n, local)  # (n, K)
@@ -135,12 +117,12 @@ def logsparse_attention(
     vg = v[..., idx, :]  # (..., n, K, Dv)
     scores = (q.unsqueeze(-2) @ kg.transpose(-1, -2)).squeeze(-2) / math.sqrt(Dk)  # (..., n, K)
     weights = masked_softmax(scores, valid)  # (..., n, K)
-    out = (weights.unsqueeze(-2) @ vg).squeeze(
-        -2
-    )  # (..., n, 1, K) @ (..., n, K, Dv) -> (..., n, Dv)
+    # (..., n, 1, K) @ (..., n, K, Dv) -> (..., n, Dv)
+    out = (weights.unsqueeze(-2) @ vg).squeeze(-2)
     return out, weights
 
 
+@contract(q="... n>0 Dk", k="... n Dk", v="... n Dv", dtype="same")
 def logsparse_dense_attention(
     q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, local: int = 0
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -151,7 +133,6 @@ def logsparse_dense_attention(
 
     Lecture 11b; Li et al. 2019 section 3.3.
     """
-    _check_qkv(q, k, v)
     check_non_negative_int("local", local)
     return scaled_dot_product_attention(q, k, v, logsparse_mask(q.shape[-2], local))
 

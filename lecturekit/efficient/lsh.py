@@ -33,14 +33,8 @@ from dataclasses import dataclass
 import torch
 
 from lecturekit.masking import check_mask, masked_softmax
-from lecturekit.utils.checks import (
-    check_bool,
-    check_positive_int,
-    check_same_dtype,
-    check_seed,
-    check_tensor,
-    shape_of,
-)
+from lecturekit.utils.checks import check_bool, check_positive_int, check_seed, shape_of
+from lecturekit.utils.contracts import contract
 
 __all__ = [
     "SELF_SCORE",
@@ -61,18 +55,6 @@ def _check_buckets(n_buckets: object) -> None:
             f"n_buckets must be 1 or even (argmax over [xR; -xR] gives 2 buckets per column "
             f"of R), got {n_buckets}"
         )
-
-
-def _check_seq(name: str, x: object) -> torch.Tensor:
-    return check_tensor(name, x, min_ndim=2, wanted="(..., T, D)", floating=True)
-
-
-def _check_qk_v(qk: object, v: object) -> None:
-    """qk (..., T, D) and v (..., T, Dv): floating point, one dtype, the same batch dims and T."""
-    _check_seq("qk", qk), _check_seq("v", v)
-    check_same_dtype("v", v, "qk", qk)
-    if v.shape[:-1] != qk.shape[:-1]:
-        raise ValueError(f"v must be (..., T, Dv) like qk {tuple(qk.shape)}, got {tuple(v.shape)}")
 
 
 def random_rotations(dim: int, n_buckets: int, n_hashes: int = 1, seed: int = 0) -> torch.Tensor:
@@ -97,6 +79,7 @@ def random_rotations(dim: int, n_buckets: int, n_hashes: int = 1, seed: int = 0)
     return torch.randn(n_hashes, dim, n_buckets // 2, generator=gen)
 
 
+@contract(x="... T D")
 def lsh_hash(
     x: torch.Tensor,
     n_buckets: int,
@@ -121,7 +104,6 @@ def lsh_hash(
 
     Lecture 11; Kitaev et al. 2020 section 2, eq. after (3).
     """
-    _check_seq("x", x)
     _check_buckets(n_buckets)
     check_positive_int("n_hashes", n_hashes)
     D, T = x.shape[-1], x.shape[-2]
@@ -143,6 +125,7 @@ def _normalise(x: torch.Tensor) -> torch.Tensor:
     return x / x.norm(dim=-1, keepdim=True).clamp_min(1e-12)
 
 
+@contract(qk="... T D", v="... T Dv", dtype="same")
 def shared_qk_attention(
     qk: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None, exclude_self: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -162,7 +145,6 @@ def shared_qk_attention(
 
     Lecture 11; Kitaev et al. 2020 section 2 ("shared-QK Transformer").
     """
-    _check_qk_v(qk, v)
     check_bool("exclude_self", exclude_self)
     T, D = qk.shape[-2:]
     scores = qk @ _normalise(qk).transpose(-1, -2) / math.sqrt(D)  # (..., T, D) @ (..., D, T)
@@ -212,6 +194,7 @@ def _look_back(t: torch.Tensor, n_chunks: int) -> torch.Tensor:
     return torch.cat([t, t.roll(1, dims=2)], dim=3)
 
 
+@contract(qk="... T D", v="... T Dv", dtype="same")
 def lsh_attention(
     qk: torch.Tensor,
     v: torch.Tensor,
@@ -253,7 +236,8 @@ def lsh_attention(
 
     Lecture 11; Kitaev et al. 2020 section 2 (eq. 3-7) and Figure 2.
     """
-    _check_qk_v(qk, v)
+    if v.shape[:-1] != qk.shape[:-1]:
+        raise ValueError(f"v must be (..., T, Dv) like qk {tuple(qk.shape)}, got {tuple(v.shape)}")
     check_positive_int("chunk_size", chunk_size)
     check_bool("attend_across_buckets", attend_across_buckets)
     check_bool("dense_weights", dense_weights)

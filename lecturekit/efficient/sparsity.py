@@ -21,11 +21,13 @@ import math
 import torch
 import torch.nn.functional as F
 
-from lecturekit.utils.checks import check_positive_int, check_range, check_seed, check_tensor
+from lecturekit.utils.checks import check_positive_int, check_range, check_seed
+from lecturekit.utils.contracts import contract
 
 __all__ = ["clustered_sequence", "topk_mass_captured"]
 
 
+@contract(full_weights="... Tq Tk", approx="any: ... Tq Tk")
 def topk_mass_captured(
     full_weights: torch.Tensor, approx: torch.Tensor, k: int | None = None
 ) -> torch.Tensor:
@@ -47,13 +49,9 @@ def topk_mass_captured(
 
     Lecture 11; the quality measure for Kitaev et al. 2020 section 2 (LSH attention).
     """
-    check_tensor("full_weights", full_weights, min_ndim=2, wanted="(..., Tq, Tk)", floating=True)
-    check_tensor("approx", approx, min_ndim=2, wanted="(..., Tq, Tk)")
-    if approx.shape != full_weights.shape:
-        raise ValueError(
-            f"approx must have the shape of full_weights {tuple(full_weights.shape)}, got "
-            f"{tuple(approx.shape)}"
-        )
+    if approx.shape != full_weights.shape:  # gather below does not broadcast
+        raise ValueError(f"approx must have the shape of full_weights {tuple(full_weights.shape)}, "
+                         f"got {tuple(approx.shape)}")  # fmt: skip
     Tk = full_weights.shape[-1]
     if k is None:
         k = Tk

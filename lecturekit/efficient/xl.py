@@ -35,15 +35,8 @@ import torch
 from torch import nn
 
 from lecturekit.attention import MultiHeadAttention
-from lecturekit.utils.checks import (
-    check_bool,
-    check_input,
-    check_non_negative_int,
-    check_positive_int,
-    check_same_dtype,
-    check_tensor,
-    shape_of,
-)
+from lecturekit.utils.checks import check_bool, check_non_negative_int, check_positive_int, shape_of
+from lecturekit.utils.contracts import check_shapes, contract
 
 __all__ = [
     "memory_mask",
@@ -95,6 +88,7 @@ class MemoryAttentionLayer(nn.Module):
         self.norm2 = nn.LayerNorm(d_model)
         self.ff = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
 
+    @contract(x="B T d_model", memory="B M d_model")
     def forward(
         self, x: torch.Tensor, memory: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -108,16 +102,8 @@ class MemoryAttentionLayer(nn.Module):
         Returns:
             out (B, T, D) and weights (B, H, T, M + T).
         """
-        if not isinstance(x, torch.Tensor) or x.ndim != 3 or x.shape[-1] != self.d_model:
-            raise ValueError(f"x must be (B, T, d_model={self.d_model}), got {shape_of(x)}")
-        check_input("x", x, self, 3, wanted="(B, T, D)")
         if memory is None:
             memory = x.new_zeros(x.shape[0], 0, self.d_model)
-        if not isinstance(memory, torch.Tensor) or memory.ndim != 3 or (
-            memory.shape[0], memory.shape[2]) != (x.shape[0], self.d_model):  # fmt: skip
-            want = f"(B={x.shape[0]}, M, d_model={self.d_model})"
-            raise ValueError(f"memory must be {want}, got {shape_of(memory)}")
-        check_input("memory", memory, self, 3, wanted="(B, M, D)")
         T, M = x.shape[1], memory.shape[1]
         context = self.norm1(torch.cat([memory, x], dim=1))  # (B, M + T, D)
         a, weights = self.attn(context[:, M:], context, context, memory_mask(T, M))
@@ -125,6 +111,7 @@ class MemoryAttentionLayer(nn.Module):
         return h + self.ff(self.norm2(h)), weights
 
 
+@contract(hidden="B T D", memory="B M D", dtype="same")
 def update_memory(
     memory: torch.Tensor | None, hidden: torch.Tensor, mem_len: int, stop_gradient: bool = True
 ) -> torch.Tensor:
@@ -140,13 +127,6 @@ def update_memory(
 
     Lecture 11; Dai et al. 2019 eq. 1, SG(h_{τ}^{n-1}).
     """
-    check_tensor("hidden", hidden, 3, wanted="(B, T, D)")
-    if memory is not None:
-        check_tensor("memory", memory, 3, wanted="(B, M, D)")
-        if (memory.shape[0], memory.shape[2]) != (hidden.shape[0], hidden.shape[2]):
-            want = f"(B={hidden.shape[0]}, M, D={hidden.shape[2]}) like hidden"
-            raise ValueError(f"memory must be {want}, got {tuple(memory.shape)}")
-        check_same_dtype("hidden", hidden, "memory", memory)
     check_positive_int("mem_len", mem_len)
     check_bool("stop_gradient", stop_gradient)
     cat = hidden if memory is None else torch.cat([memory, hidden], dim=1)  # (B, M + T, D)
@@ -189,20 +169,13 @@ def _check_run(
     mem_len = segment_len if mem_len is None else mem_len
     check_positive_int("mem_len", mem_len)
     check_bool("stop_gradient", stop_gradient)
-    if not isinstance(x, torch.Tensor) or x.ndim != 3:
-        raise ValueError(f"x must be (B, T_total, D), got {shape_of(x)}")
+    for layer in layers:  # x enters the layers here: their contract is checked once, now
+        check_shapes({"x": x}, {"x": "B T_total d_model"}, owner=layer)
     if x.shape[1] == 0 or x.shape[1] % segment_len:
         raise ValueError(
             f"x has {x.shape[1]} positions, not a multiple of segment_len={segment_len}"
             + (" (at least one segment is needed)" if x.shape[1] == 0 else "")
         )
-    for i, layer in enumerate(layers):
-        if layer.d_model != x.shape[-1]:
-            raise ValueError(
-                f"x must be (B, T_total, d_model={layer.d_model}) for layers[{i}], got "
-                f"{tuple(x.shape)}"
-            )
-        check_input("x", x, layer, 3, wanted="(B, T_total, D)")
     return layers, mem_len
 
 

@@ -110,7 +110,7 @@ def test_lsh_bad_inputs():
         match=r"rotations must be \(n_hashes, D, n_buckets // 2\) = \(1, 8, 2\), got \(1, 8, 3\)",
     ):
         lsh_hash(x, 4, rotations=torch.zeros(1, 8, 3))
-    with pytest.raises(ValueError, match=r"qk must have shape \(\.\.\., T, D\), got \(12,\)"):
+    with pytest.raises(ValueError, match=r"qk must be \(\.\.\., T, D\), got \(12,\)"):
         lsh_attention(x[:, 0], v, 4, 4)
     with pytest.raises(ValueError, match=r"seed must be a non-negative integer"):
         random_rotations(8, 4, seed=-1)

@@ -22,7 +22,8 @@ def test_topk_mass_captured_by_hand():
 def test_topk_mass_captured_bad_inputs():
     full = torch.softmax(torch.randn(3, 4), -1)
     with pytest.raises(
-        ValueError, match=r"approx must have the shape of full_weights \(3, 4\), got \(3, 5\)"
+        ValueError,
+        match=r"approx must be \(\.\.\., Tq, Tk\) with Tk=4 as in full_weights \(3, 4\), got \(3, 5\)",
     ):
         topk_mass_captured(full, torch.ones(3, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match=r"k=5 is larger than the number of keys Tk=4"):

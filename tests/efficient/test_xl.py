@@ -84,7 +84,10 @@ def test_xl_bad_inputs():
     layer = _xl(1)[0]
     with pytest.raises(ValueError, match=r"x must be \(B, T, d_model=8\), got \(4, 8\)"):
         layer(torch.randn(4, 8))
-    with pytest.raises(ValueError, match=r"memory must be \(B=1, M, d_model=8\), got \(2, 3, 8\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"memory must be \(B, M, d_model=8\) with B=1 as in x \(1, 4, 8\), got \(2, 3, 8\)",
+    ):
         layer(torch.randn(1, 4, 8), torch.randn(2, 3, 8))
     with pytest.raises(ValueError, match=r"x has 10 positions, not a multiple of segment_len=4"):
         segment_recurrence([layer], torch.randn(1, 10, 8), 4)
