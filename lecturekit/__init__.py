@@ -1,11 +1,13 @@
 """lecturekit: the small PyTorch package behind the attention / Transformer / BERT / ViT lectures.
 
-The building blocks a lecture derives live at this level (attention, masking, positional,
-layers, kv_cache, patches, decoding, training, tokenization, bpe), with the toy data in
-``datasets``; the other roles have a subpackage each. Imports run one way, from a role to the
-roles listed before it: ``utils`` (helpers all share), the building blocks, ``models``,
-``efficient``, ``experiments``, ``shipped``, ``viz``, ``figures``. The package map (docs/package.md)
-lists every module.
+The building blocks a lecture derives live at this level (``attention``, ``masking``,
+``positional``, ``layers``, ``kv_cache``, ``patches``, ``decoding``, ``generation``,
+``training``, ``tokenization``, ``bpe``, ``objectives``), with the toy data in ``datasets``; the
+other roles have a subpackage each, and ``verify`` is the command that checks lecturekit against
+torch and Hugging Face. Imports run one way, from a role to the roles listed before it:
+``utils`` (helpers all share), the building blocks, ``models``, ``efficient``, ``experiments``,
+``shipped``, ``viz``, ``figures`` and ``exercises``. The package map (docs/package.md) lists
+every module; docs/design.md says how the code is written.
 
 Importing lecturekit makes Hugging Face libraries work offline (the notebooks load only what
 ships in data/ or what they build themselves): HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE and

@@ -254,3 +254,26 @@ def test_the_design_contract_paths():
                                      beam_search, greedy_search, causal_mask, padding_mask,
                                      sinusoidal_encoding))  # fmt: skip
     assert callable(MultiHeadAttention.load_from_torch)
+
+
+def _unnamed_modules(package: Path) -> list[str]:
+    """The modules and subpackages of ``package`` its ``__init__`` docstring does not name
+    (as ``name``; the exercises' per-lecture modules may be named as a range, lecture_NN)."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    names = [p.stem for p in package.glob("*.py") if not p.stem.startswith("_")]
+    names += [p.name for p in package.iterdir() if (p / "__init__.py").exists()]
+    ranged = "``lecture_00`` ... ``lecture_15``" in doc
+    return sorted(n for n in names if f"``{n}``" not in doc
+                  and not (ranged and re.fullmatch(r"lecture_\d\d[ab]?", n)))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "package",
+    sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()),
+)
+def test_each_package_docstring_lists_what_it_contains(package):
+    assert _unnamed_modules(PACKAGE / package) == [], f"lecturekit.{package}'s docstring"
+
+
+def test_the_top_level_docstring_names_every_building_block():
+    assert _unnamed_modules(PACKAGE) == [], "lecturekit/__init__.py's docstring"
