@@ -242,6 +242,29 @@ class GPT(nn.Module):
 
         Lecture 14; Radford et al. 2018 eq. 2.
         """
+        T_past, real = self._check_inputs(input_ids, attention_mask, cache, use_cache)
+        T, device = input_ids.shape[1], input_ids.device
+        mask = causal_mask(T_past + T, device=device)[T_past:]  # (T, T_past + T): t sees <= t
+        if real is not None:
+            mask = combine_masks(mask, key_padding_mask(real))  # -> (B, 1, T, T_past + T)
+        positions = torch.arange(T_past, T_past + T, device=device)  # (T,)
+        x = self.token_embedding(input_ids.long()) + self.position_embedding(positions)  # (B,T,D)
+        x = self.dropout(x)
+        caches = [KVCache(*kv) for kv in cache] if cache else [KVCache() for _ in self.blocks]
+        attentions = []
+        for block, kv in zip(self.blocks, caches, strict=True):
+            x, weights = block(x, mask, kv)  # kv: extended by these T positions
+            attentions.append(weights)
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+        logits = x @ self.token_embedding.weight.T  # (B, T, D) @ (D, V) -> (B, T, V)
+        new_cache = [(kv.keys, kv.values) for kv in caches] if use_cache else None
+        return GPTOutput(logits, attentions, new_cache)
+
+    def _check_inputs(self, input_ids: object, attention_mask: object, cache: object,
+                      use_cache: object) -> tuple[int, torch.Tensor | None]:  # fmt: skip
+        """forward's arguments checked: T_past (the cache's length) and the (B, T_past + T)
+        bool padding mask (None if not given)."""
         check_bool("use_cache", use_cache)
         c = self.config
         check_ids("input_ids", input_ids, c.vocab_size, 2, wanted="(B, T)")
@@ -256,27 +279,9 @@ class GPT(nn.Module):
                 f"T_past={T_past} cached ones, T_past + T = {T_past + T} > max_position="
                 f"{c.max_position}"
             )
-        device = input_ids.device
-        mask = causal_mask(T_past + T, device=device)[T_past:]  # (T_past+T, T_past+T) -> (T, ..)
-        if attention_mask is not None:
-            real = check_padding_mask("attention_mask", attention_mask, (B, T_past + T))
-            mask = combine_masks(mask, key_padding_mask(real))  # -> (B, 1, T, T_past + T)
-        positions = torch.arange(T_past, T_past + T, device=device)  # (T,)
-        x = self.token_embedding(input_ids.long()) + self.position_embedding(positions)  # (B,T,D)
-        x = self.dropout(x)
-        if cache is None:
-            caches = [KVCache() for _ in self.blocks]
-        else:
-            caches = [KVCache(*kv) for kv in cache]
-        attentions = []
-        for block, kv in zip(self.blocks, caches, strict=True):
-            x, weights = block(x, mask, kv)  # kv: extended by these T positions
-            attentions.append(weights)
-        new_cache = [(kv.keys, kv.values) for kv in caches]
-        if self.final_norm is not None:
-            x = self.final_norm(x)
-        logits = x @ self.token_embedding.weight.T  # (B, T, D) @ (D, V) -> (B, T, V)
-        return GPTOutput(logits, attentions, new_cache if use_cache else None)
+        if attention_mask is None:
+            return T_past, None
+        return T_past, check_padding_mask("attention_mask", attention_mask, (B, T_past + T))
 
     def _check_cache(self, cache: object, batch: int) -> int:
         """T_past: the length of a valid cache (0 for None). A cache is a list with one
