@@ -29,13 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from lecturekit.utils.checks import check_positive_int, check_range, check_strings, shape_of
-from lecturekit.viz.helpers import (
-    check_figure,
-    check_mapping,
-    get_axes,
-    require_ipywidgets,
-    to_numpy,
-)
+from lecturekit.viz.helpers import check_figure, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_bars
 from lecturekit.viz.style import ACCENT, GUIDE
 from lecturekit.viz.vit import plot_cls_attention, plot_ink_outline
@@ -205,7 +199,9 @@ def plot_mass_by_word(table: Mapping[str, Sequence[float]], ax: Axes | None = No
 
     Lecture 09a.
     """
-    check_mapping("table", table, "slot -> (first, second, rest)")
+    if not isinstance(table, Mapping) or not table:
+        raise ValueError(f"table must be a non-empty mapping slot -> (first, second, rest), "
+                         f"got {type(table).__name__}")  # fmt: skip
     slots = list(table)
     values = to_numpy("table", [list(table[s]) for s in slots], 2)
     if values.shape[1] != 3:

@@ -32,13 +32,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
 from lecturekit.utils.checks import check_str, check_strings
-from lecturekit.viz.helpers import (
-    check_list,
-    check_mapping,
-    get_axes,
-    require_ipywidgets,
-    to_numpy,
-)
+from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_heatmap
 from lecturekit.viz.style import palette
 
@@ -117,7 +111,9 @@ def plot_input_format(
 def input_formats_figure(formats: Sequence[Mapping[str, object]]) -> Figure:
     """One panel per input format; each entry holds the keyword arguments of
     ``plot_input_format`` (tokens, segment_ids, and optionally marks, marks_name, title)."""
-    formats = check_list("formats", formats, "dicts (plot_input_format's arguments)")
+    if isinstance(formats, Mapping) or not isinstance(formats, Sequence) or not formats:
+        raise ValueError("formats must be a non-empty list of dicts (plot_input_format's "
+                         f"arguments), got {type(formats).__name__}")  # fmt: skip
     heights = [2.2 if f.get("marks") else 1.4 for f in formats]
     extent = max(sum(_box_width(str(t)) + 0.12 for t in f["tokens"]) for f in formats)
     fig = Figure(figsize=(0.62 * extent + 2.0, sum(heights) + 0.3))

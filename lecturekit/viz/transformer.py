@@ -34,12 +34,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 
-from lecturekit.utils.checks import (
-    check_index,
-    check_non_negative_int,
-    check_positive_int,
-    check_range,
-)
+from lecturekit.utils.checks import check_index, check_non_negative_int, check_positive_int
 from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.plots import plot_attention, plot_lines, plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
@@ -361,7 +356,8 @@ def plot_label_smoothing(
     check_positive_int("vocab_size", vocab_size)
     if vocab_size < 2:
         raise ValueError(f"vocab_size must be at least 2, got {vocab_size}")
-    check_range("eps", eps, 0, 1, low_open=True, high_open=True)
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool) or not 0 < eps < 1:
+        raise ValueError(f"eps must be a number in (0, 1), got {eps!r}")
     check_index("right", right, vocab_size)
     check_positive_int("shown", shown)
     shown = min(shown, vocab_size)

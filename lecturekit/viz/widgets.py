@@ -55,13 +55,7 @@ from lecturekit.utils.checks import (
     check_seed,
 )
 from lecturekit.viz.alt import figure_alt_text
-from lecturekit.viz.helpers import (
-    check_labels,
-    check_mapping,
-    check_numbers,
-    require_ipywidgets,
-    to_numpy,
-)
+from lecturekit.viz.helpers import check_labels, check_numbers, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_attention, plot_bars, plot_heatmap, plot_lines, plot_mask
 from lecturekit.viz.style import rc
 from lecturekit.viz.style import theme as theme_context
@@ -545,7 +539,9 @@ def attach_controls(box: object, controls: Mapping[str, object]) -> object:
     website (``lecturekit_publish``) sets them to each value of the grid and keeps what the
     widget's outputs show, so its pages play without a kernel. Returns ``box``.
     """
-    check_mapping("controls", controls, "name -> ipywidgets control")
+    if not isinstance(controls, Mapping) or not controls:
+        raise ValueError("controls must be a non-empty mapping name -> ipywidgets control, got "
+                         f"{controls!r}")  # fmt: skip
     if not hasattr(box, "children"):
         raise ValueError(f"box must be an ipywidgets container (VBox, HBox), got "
                          f"{type(box).__name__}")  # fmt: skip
