@@ -106,8 +106,7 @@ def check_mapping(name: str, value: object, what: str) -> Mapping:
 
 
 def check_list(name: str, value: object, what: str) -> list:
-    """Raise ValueError unless ``value`` is a non-empty list (any sequence but a string or a
-    mapping) of ``what`` (e.g. "token ids"); return it as a list."""
+    """``value`` as a list; ValueError unless a non-empty sequence (not a str or dict)."""
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value:
         got = repr(value) if len(repr(value)) <= 60 else type(value).__name__
         raise ValueError(f"{name} must be a non-empty list of {what}, got {got}")
@@ -115,8 +114,7 @@ def check_list(name: str, value: object, what: str) -> list:
 
 
 def check_rows(name: str, rows: object, keys: Sequence[str], what: str) -> list[Mapping]:
-    """Raise ValueError unless ``rows`` is a non-empty list of ``what`` (e.g. "vaswani_table
-    rows"): dicts with every key of ``keys``; return it as a list."""
+    """``rows`` as a list; ValueError unless a non-empty list of dicts with all of ``keys``."""
     rows = check_list(name, rows, what)
     for i, row in enumerate(rows):
         if not isinstance(row, Mapping):
@@ -124,15 +122,12 @@ def check_rows(name: str, rows: object, keys: Sequence[str], what: str) -> list[
                              f"{type(row).__name__}")  # fmt: skip
         missing = [k for k in keys if k not in row]
         if missing:
-            raise ValueError(
-                f"{name}[{i}] has no {', '.join(missing)} (the keys: {', '.join(keys)})"
-            )
+            raise ValueError(f"{name}[{i}] has no {', '.join(missing)} (keys: {', '.join(keys)})")
     return rows
 
 
 def slider_values(name: str, values: object, lo: float, hi: float, step: float) -> list:
-    """``values`` checked to be a non-empty list of values a slider lo..hi offers (on its
-    ``step``; an integer step: an IntSlider, whole numbers only, returned as ints)."""
+    """``values`` if a slider lo..hi in steps of ``step`` offers them all (int step: as ints)."""
     whole = isinstance(step, int)
     values = check_list(name, values, "integers" if whole else "numbers")
     for v in values:
