@@ -34,6 +34,7 @@ from matplotlib.patches import FancyBboxPatch
 from matplotlib.text import Text
 
 from lecturekit.utils.checks import (
+    check_choice,
     check_instance,
     check_non_negative_int,
     check_positive_int,
@@ -41,7 +42,7 @@ from lecturekit.utils.checks import (
     check_seed,
     check_strings,
 )
-from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
+from lecturekit.viz.helpers import check_list, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_bars
 from lecturekit.viz.style import palette
 
@@ -340,8 +341,7 @@ def attention_view(
 
     from lecturekit.viz.widgets import render_png
 
-    if view not in ("head", "model"):
-        raise ValueError(f"view={view!r} is not one of 'head', 'model'")
+    check_choice("view", view, ("head", "model"))
     if not len(attentions):
         raise ValueError("attentions is empty: expected one (1, H, T, T) tensor per layer")
     # (H, T, T) -> (1, H, T, T): bertviz wants a batch of one
@@ -507,10 +507,7 @@ _MASK_PROBS = (0.05, 0.6, 0.05)  # masking_widget's probability slider: min, max
 
 def _pair_labels(pairs: Sequence[tuple[str, str]]) -> dict[str, tuple[str, str]]:
     """Label "A / B" -> (A, B) for masking_widget's dropdown, in order, repeats once."""
-    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence) or not pairs:
-        raise ValueError(f"pairs must be a non-empty list of (sentence A, sentence B), got "
-                         f"{pairs!r}")  # fmt: skip
-    for i, pair in enumerate(pairs):
+    for i, pair in enumerate(check_list("pairs", pairs, "(sentence A, sentence B)")):
         ok = isinstance(pair, (tuple, list)) and len(pair) == 2
         if not ok or not all(isinstance(s, str) and s.split() for s in pair):
             raise ValueError(f"pairs[{i}] must be two non-empty sentences (A, B), got {pair!r}")

@@ -28,7 +28,8 @@ from matplotlib.patches import Patch, Rectangle
 
 from lecturekit.efficient.lsh import lsh_attention, lsh_hash, random_rotations
 from lecturekit.efficient.sparsity import clustered_sequence
-from lecturekit.utils.checks import check_choice, check_positive_int, check_seed, check_tensor
+from lecturekit.utils.checks import check_choice, check_positive_int, check_seed
+from lecturekit.utils.contracts import contract
 from lecturekit.viz.helpers import check_figure, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.style import GUIDE, palette
 from lecturekit.viz.widgets import FigureArtistStandIn, KeptCanvas, figure_widget
@@ -171,8 +172,7 @@ def plot_lsh_panels(
 
     Lecture 11; Kitaev et al. 2020 Figure 2.
     """
-    if ncols not in (2, 4):
-        raise ValueError(f"ncols must be 2 or 4, got {ncols!r}")
+    check_choice("ncols", ncols, (2, 4))
     check_figure("fig", fig)
     q = to_numpy("q", q, 2, numeric=True, wanted="(T, D)")
     k = to_numpy("k", k, 2, numeric=True, wanted="(T, D)")
@@ -220,6 +220,7 @@ def lsh_widget_grid(T: int = 24) -> dict[str, list[object]]:
     return {"n_buckets": [2, 4, 8, 16], "chunk_size": chunks, "seed": [0, 1]}
 
 
+@contract(q="T D", k="T D")
 def lsh_widget(
     q: torch.Tensor, k: torch.Tensor, n_buckets: int = 4, chunk_size: int = 4, seed: int = 0
 ):
@@ -231,11 +232,6 @@ def lsh_widget(
 
     Lecture 11.
     """
-    check_tensor("q", q, 2, wanted="(T, D)", floating=True)
-    check_tensor("k", k, 2, wanted="(T, D)", floating=True)
-    if q.shape != k.shape:
-        raise ValueError(f"q and k must have the same shape (T, D), got {tuple(q.shape)} and "
-                         f"{tuple(k.shape)}")  # fmt: skip
     check_choice("n_buckets", n_buckets, _BUCKETS)
     check_choice("seed", seed, range(10))
     w = require_ipywidgets()

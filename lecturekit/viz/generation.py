@@ -51,7 +51,15 @@ from lecturekit.utils.checks import (
     check_strings,
 )
 from lecturekit.viz.alt import figure_alt_text
-from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets, to_numpy
+from lecturekit.viz.helpers import (
+    check_list,
+    check_mapping,
+    check_rows,
+    get_axes,
+    require_ipywidgets,
+    slider_values,
+    to_numpy,
+)
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
 from lecturekit.viz.style import theme as theme_context
@@ -150,8 +158,7 @@ def plot_next_token(
     if indices is None:
         order = np.argsort(-p, kind="stable")[: min(top, len(p))]
     else:
-        if isinstance(indices, (str, bytes)) or not isinstance(indices, Sequence) or not indices:
-            raise ValueError(f"indices must be a non-empty list of token ids, got {indices!r}")
+        indices = check_list("indices", indices, "token ids")
         order = np.array([check_index(f"indices[{i}]", j, len(p)) for i, j in enumerate(indices)])
     ax = get_axes(ax, (5.0, 0.32 * len(order) + 1.0))
     y = np.arange(len(order))[::-1]
@@ -466,16 +473,9 @@ def plot_diversity_quality(table: Sequence[Mapping[str, object]], ax: Axes | Non
 
     Lecture 14; Holtzman et al. 2020 table 1.
     """
-    if isinstance(table, (str, Mapping)) or not isinstance(table, Sequence) or not table:
-        raise ValueError(f"table must be a non-empty list of dicts with strategy, distinct_2, "
-                         f"valid, got {type(table).__name__}")  # fmt: skip
+    table = check_rows("table", table, ("strategy", "distinct_2", "valid"), "strategy rows")
     rows = []
     for i, row in enumerate(table):
-        if not isinstance(row, Mapping):
-            raise ValueError(f"table[{i}] must be a dict, got {type(row).__name__}")
-        missing = [k for k in ("strategy", "distinct_2", "valid") if k not in row]
-        if missing:
-            raise ValueError(f"table[{i}] has no {', '.join(missing)} (keys: {sorted(row)})")
         name = check_str(f"table[{i}]['strategy']", row["strategy"])
         d = float(to_numpy(f"table[{i}]['distinct_2']", row["distinct_2"], 0, numeric=True))
         v = float(to_numpy(f"table[{i}]['valid']", row["valid"], 0, numeric=True))
@@ -511,24 +511,6 @@ _CONTROLS = {  # name -> (min, max, step) of each slider
 }
 
 
-def _slider_values(name: str, values: object) -> list[float]:
-    """``values`` checked to be a non-empty list of values the slider ``name`` offers (within
-    its range, on its step)."""
-    lo, hi, step = _CONTROLS[name]
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-        raise ValueError(f"{name} values must be a non-empty list of numbers, got {values!r}")
-    for v in values:
-        whole = isinstance(step, int)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or (whole and v != int(v)):
-            kind = "integers" if whole else "numbers"
-            raise ValueError(f"{name} values must be {kind}, got {v!r} in {list(values)}")
-        steps = (v - lo) / step
-        if not lo - 1e-9 <= v <= hi + 1e-9 or abs(steps - round(steps)) > 1e-6:
-            raise ValueError(f"{name} value {v!r} is not one the slider offers ({lo}..{hi} in "
-                             f"steps of {step})")  # fmt: skip
-    return [int(v) if isinstance(step, int) else float(v) for v in values]
-
-
 def generation_widget_grid(
     prompts: Sequence[str] | None = None,
     *,
@@ -559,10 +541,12 @@ def generation_widget_grid(
         grid["prompt"] = check_strings("prompts", prompts)
     grid.update({
         "strategy": list(_STRATEGIES),
-        "temperature": _slider_values("temperature", temperatures),
-        "top_k": _slider_values("top_k", top_ks),
-        "top_p": _slider_values("top_p", top_ps),
-        "repetition_penalty": _slider_values("repetition_penalty", penalties),
+        "temperature": slider_values("temperatures", temperatures, *_CONTROLS["temperature"]),
+        "top_k": slider_values("top_ks", top_ks, *_CONTROLS["top_k"]),
+        "top_p": slider_values("top_ps", top_ps, *_CONTROLS["top_p"]),
+        "repetition_penalty": slider_values(
+            "penalties", penalties, *_CONTROLS["repetition_penalty"]
+        ),
     })  # fmt: skip
     return grid
 
@@ -692,8 +676,7 @@ def generation_widget(
         _, text, dtype, probs, kept = shows
         probs, kept = np.frombuffer(probs, dtype=dtype), np.frombuffer(kept, dtype=bool)
         labels, title = labels_for(len(probs)), f"next token after {text!r}"
-        p, _, labels = _check_distribution(probs, kept, labels)
-        order = np.argsort(-p, kind="stable")[: min(12, len(p))]  # plot_next_token's bars
+        order = np.argsort(-probs, kind="stable")[:12]  # plot_next_token's bars
         tokens = [labels[i] for i in order]
         if bars.get("V") != len(probs):  # the first bars (or another vocabulary)
             fig = Figure(figsize=(6.5, 4.2))

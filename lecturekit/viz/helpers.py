@@ -7,6 +7,9 @@ Public API::
     check_numbers(name, arr)                             # numbers (bool/int/float), not empty
     check_labels(name, labels, n)                        # None or n labels (not a string)
     check_mapping(name, value, what)                     # a non-empty mapping (a dict)
+    check_list(name, value, what) -> list                # a non-empty list (not a string)
+    check_rows(name, rows, keys, what) -> list           # a non-empty list of dicts with keys
+    slider_values(name, values, lo, hi, step) -> list    # values a widget's slider offers
     ax = get_axes(ax=None, figsize=None)                 # the given Axes, or a new figure's
     check_figure(name, fig)                              # None or a matplotlib Figure
     widgets = require_ipywidgets()                       # the module, or a clear ImportError
@@ -31,6 +34,9 @@ __all__ = [
     "check_numbers",
     "check_labels",
     "check_mapping",
+    "check_list",
+    "check_rows",
+    "slider_values",
     "get_axes",
     "check_figure",
     "require_ipywidgets",
@@ -97,6 +103,42 @@ def check_mapping(name: str, value: object, what: str) -> Mapping:
     if not value:
         raise ValueError(f"{name} is empty: expected {what}")
     return value
+
+
+def check_list(name: str, value: object, what: str) -> list:
+    """``value`` as a list; ValueError unless a non-empty sequence (not a str or dict)."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Sequence) or not value:
+        got = repr(value) if len(repr(value)) <= 60 else type(value).__name__
+        raise ValueError(f"{name} must be a non-empty list of {what}, got {got}")
+    return list(value)
+
+
+def check_rows(name: str, rows: object, keys: Sequence[str], what: str) -> list[Mapping]:
+    """``rows`` as a list; ValueError unless a non-empty list of dicts with all of ``keys``."""
+    rows = check_list(name, rows, what)
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise ValueError(f"{name}[{i}] must be a dict with keys {', '.join(keys)}, got "
+                             f"{type(row).__name__}")  # fmt: skip
+        missing = [k for k in keys if k not in row]
+        if missing:
+            raise ValueError(f"{name}[{i}] has no {', '.join(missing)} (keys: {', '.join(keys)})")
+    return rows
+
+
+def slider_values(name: str, values: object, lo: float, hi: float, step: float) -> list:
+    """``values`` if a slider lo..hi in steps of ``step`` offers them all (int step: as ints)."""
+    whole = isinstance(step, int)
+    values = check_list(name, values, "integers" if whole else "numbers")
+    for v in values:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or (whole and v != int(v)):
+            raise ValueError(f"{name} must hold {'integers' if whole else 'numbers'}, got {v!r} "
+                             f"in {values}")  # fmt: skip
+        steps = (v - lo) / step
+        if not lo - 1e-9 <= v <= hi + 1e-9 or abs(steps - round(steps)) > 1e-6:
+            raise ValueError(f"{name}: {v!r} is not a value the control offers ({lo}..{hi} in "
+                             f"steps of {step})")  # fmt: skip
+    return [int(v) if whole else float(v) for v in values]
 
 
 def get_axes(ax: Axes | None = None, figsize: tuple[float, float] | None = None) -> Axes:

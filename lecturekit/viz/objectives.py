@@ -55,7 +55,13 @@ from lecturekit.utils.checks import (
     check_strings,
     did_you_mean,
 )
-from lecturekit.viz.helpers import require_ipywidgets
+from lecturekit.viz.helpers import (
+    check_list,
+    check_rows,
+    get_axes,
+    require_ipywidgets,
+    slider_values,
+)
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import ACCENT, GUIDE, palette
 from lecturekit.viz.widgets import FigureArtistStandIn, KeptCanvas, figure_widget
@@ -296,19 +302,13 @@ _KEYS = ("objective", "inputs", "input_marks", "targets", "target_marks")
 
 
 def _check_rows(rows: object) -> list[dict]:
-    if isinstance(rows, dict):
-        rows = [rows]
-    if isinstance(rows, str) or not isinstance(rows, Sequence) or not rows:
-        raise ValueError("rows must be a non-empty list of objective_view(...) dicts, got "
-                         f"{type(rows).__name__}")  # fmt: skip
+    rows = check_rows("rows", [rows] if isinstance(rows, dict) else rows, _KEYS,
+                      "objective_view(...) dicts")  # fmt: skip
     for r, row in enumerate(rows):
-        if not isinstance(row, dict) or any(k not in row for k in _KEYS):
-            raise ValueError(f"rows[{r}] must be an objective_view(...) dict (with "
-                             f"{', '.join(_KEYS)}), got {type(row).__name__}")  # fmt: skip
         for a, b in (("inputs", "input_marks"), ("targets", "target_marks")):
             if len(row[a]) != len(row[b]):
                 raise ValueError(f"rows[{r}] has {len(row[a])} {a} but {len(row[b])} {b}")
-    return list(rows)
+    return rows
 
 
 _CHAR = 0.0752  # inches per character of DejaVu Sans Mono at 9 points (0.602 em)
@@ -351,10 +351,8 @@ def plot_objective_table(rows: Sequence[dict] | dict, ax: Axes | None = None) ->
         fig = Figure(figsize=(total * _CHAR + margin, 0.45 * len(rows) + 1.2))
         ax = fig.add_subplot()
         made = True
-    elif not isinstance(ax, Axes):
-        raise ValueError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     else:
-        made = False
+        ax, made = get_axes(ax), False
     for y, row in enumerate(rows):
         _draw_boxes(ax, 0, y, row["inputs"], row["input_marks"])
         targets = row.get("short_targets", row["targets"])
@@ -466,23 +464,6 @@ _SEEDS = (0, 19)
 _RATES = (0.05, 0.5, 0.05)
 
 
-def _grid_values(name: str, values: object, lo: float, hi: float, step: float) -> list:
-    """``values`` checked to be a non-empty list of values a slider lo..hi (in steps of
-    ``step``; an integer step: an IntSlider, integers only) offers."""
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-        raise ValueError(f"{name} must be a non-empty list of numbers, got {values!r}")
-    kinds = int if isinstance(step, int) else (int, float)
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, kinds):
-            raise ValueError(f"{name} must hold {'integers' if kinds is int else 'numbers'}, "
-                             f"got {v!r} in {list(values)}")  # fmt: skip
-        steps = (v - lo) / step
-        if not lo - 1e-9 <= v <= hi + 1e-9 or abs(steps - round(steps)) > 1e-6:
-            raise ValueError(f"{name}: {v!r} is not a value the control offers ({lo}..{hi} in "
-                             f"steps of {step})")  # fmt: skip
-    return list(values)
-
-
 def objective_widget_grid(
     n_sentences: int = 1,
     *,
@@ -506,12 +487,12 @@ def objective_widget_grid(
     check_positive_int("n_sentences", n_sentences)
     if sentences is None:
         sentences = list(range(n_sentences))
-    sentences = _grid_values("sentences", sentences, 0, n_sentences - 1, 1)
+    sentences = slider_values("sentences", sentences, 0, n_sentences - 1, 1)
     return {
         "objective": list(OBJECTIVES),
         "sentence": sentences,
-        "seed": _grid_values("seeds", seeds, *_SEEDS, 1),
-        "rate": _grid_values("rates", rates, *_RATES),
+        "seed": slider_values("seeds", seeds, *_SEEDS, 1),
+        "rate": slider_values("rates", rates, *_RATES),
     }
 
 
@@ -538,9 +519,7 @@ def objective_widget(sentences: Sequence[str] | Sequence[Sequence[str]], tokeniz
 
     Lecture 15.
     """
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence) or not sentences:
-        raise ValueError("sentences must be a non-empty list of sentences (strings or word "
-                         f"lists), got {type(sentences).__name__}")  # fmt: skip
+    sentences = check_list("sentences", sentences, "sentences (strings or word lists)")
     texts = [_as_words(f"sentences[{i}]", s) for i, s in enumerate(sentences)]
     for i, words in enumerate(texts):  # every sentence must make a view
         objective_view("BERT MLM", words, tokenizer=tokenizer)

@@ -28,7 +28,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_choice, check_positive_int
 from lecturekit.viz.helpers import check_figure, check_labels, check_numbers, get_axes, to_numpy
 from lecturekit.viz.style import ATTENTION_CMAP, DIVERGING_CMAP
 
@@ -261,8 +261,7 @@ def plot_mask(
 ) -> Axes:
     """A bool mask (Tq, Tk), True = may attend. ``show="M"`` writes the slides' additive matrix
     (0 where allowed, -inf where masked); ``show="bool"`` writes 1/0; ``show="none"`` nothing."""
-    if show not in ("M", "bool", "none"):
-        raise ValueError(f"show={show!r} is not one of 'M', 'bool', 'none'")
+    check_choice("show", show, ("M", "bool", "none"))
     arr = to_numpy("mask", mask, 2)
     if arr.dtype != bool:
         raise ValueError(f"mask must be bool (True = may attend), got dtype {arr.dtype}")

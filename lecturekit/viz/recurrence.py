@@ -23,7 +23,7 @@ from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from lecturekit.experiments.recurrence import KINDS, GradientCurves, JacobianDecay
 from lecturekit.utils.checks import check_choice, check_instance
-from lecturekit.viz.helpers import get_axes, require_ipywidgets
+from lecturekit.viz.helpers import check_rows, get_axes, require_ipywidgets
 from lecturekit.viz.style import GUIDE
 from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
@@ -142,14 +142,7 @@ def plot_jacobian_decay(decay: JacobianDecay, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def _check_rows(rows: object) -> list[dict]:
-    keys = ("layer", "n_exponent", "d_exponent", "sequential", "path", "paper")
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence) or not rows:
-        raise ValueError(f"rows must be vaswani_table's list of rows, got {type(rows).__name__}")
-    for i, r in enumerate(rows):
-        if not isinstance(r, dict) or any(k not in r for k in keys):
-            raise ValueError(f"rows[{i}] must be a vaswani_table row with keys {keys}")
-    return list(rows)
+_ROW_KEYS = ("layer", "n_exponent", "d_exponent", "sequential", "path", "paper")
 
 
 def plot_path_lengths(rows: Sequence[dict], ax: Axes | None = None) -> Axes:
@@ -158,7 +151,7 @@ def plot_path_lengths(rows: Sequence[dict], ax: Axes | None = None) -> Axes:
 
     Lecture 00; Vaswani et al. 2017 Table 1.
     """
-    rows = _check_rows(rows)
+    rows = check_rows("rows", rows, _ROW_KEYS, "vaswani_table rows")
     ax = get_axes(ax, figsize=(6, 4))
     for r in rows:
         ns = sorted(r["path"])
@@ -177,7 +170,7 @@ def plot_recurrence_table(rows: Sequence[dict], ax: Axes | None = None) -> Axes:
 
     Lecture 00; Vaswani et al. 2017 Table 1.
     """
-    rows = _check_rows(rows)
+    rows = check_rows("rows", rows, _ROW_KEYS, "vaswani_table rows")
     ax = get_axes(ax, figsize=(11, 2.6))
     ax.axis("off")
     ns = sorted(rows[0]["path"])

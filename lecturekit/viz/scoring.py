@@ -54,6 +54,8 @@ from lecturekit.utils.checks import (
 from lecturekit.viz.helpers import (
     check_figure,
     check_labels,
+    check_list,
+    check_mapping,
     get_axes,
     require_ipywidgets,
     to_numpy,
@@ -79,8 +81,7 @@ _TARGET = ACCENT  # the correct key (true alignment)
 
 def _mapping(name: str, values: object, ndim: int) -> dict[str, np.ndarray]:
     """{label: array}, all of the same shape."""
-    if not isinstance(values, Mapping) or not values:
-        raise ValueError(f"{name} must be a non-empty mapping name -> array, got {values!r}")
+    check_mapping(name, values, "name -> array")
     arrays = {str(k): to_numpy(f"{name}[{k!r}]", v, ndim, numeric=True) for k, v in values.items()}
     shapes = {a.shape for a in arrays.values()}
     if len(shapes) > 1:
@@ -339,10 +340,7 @@ def plot_grouped_bars(
 
     Lecture 02.
     """
-    if not isinstance(values, Mapping) or not values:
-        raise ValueError(
-            f"values must be a non-empty mapping group -> {{series: value}}, got {values!r}"
-        )
+    check_mapping("values", values, "group -> {series: value}")
     groups = list(values)
     for g in groups:
         if not isinstance(values[g], Mapping) or not values[g]:
@@ -537,9 +535,7 @@ def _check_translation(
     """plot_translation's inputs checked: (source, reference, {label: words}, weights array)."""
     source = check_strings(f"source{where}", source)
     reference = check_strings(f"reference{where}", reference)
-    if not isinstance(translations, Mapping) or not translations:
-        raise ValueError(f"translations must be a non-empty mapping label -> output words, got "
-                         f"{type(translations).__name__}")  # fmt: skip
+    check_mapping("translations", translations, "label -> output words")
     outputs = {str(k): check_strings(f"translations[{k!r}]{where}", v)
                for k, v in translations.items()}  # fmt: skip
     n, s = len(list(outputs.values())[-1]), len(source)
@@ -638,13 +634,9 @@ def translation_widget(
     """
     from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
-    if isinstance(pairs, str) or not isinstance(pairs, Sequence) or not pairs:
-        raise ValueError(f"pairs must be a non-empty list of Pair, got {type(pairs).__name__}")
-    for i, pair in enumerate(pairs):
+    for i, pair in enumerate(check_list("pairs", pairs, "Pair")):
         check_instance(f"pairs[{i}]", pair, Pair)
-    if not isinstance(translations, Mapping) or not translations:
-        raise ValueError(f"translations must be a non-empty mapping label -> outputs (one per "
-                         f"pair), got {type(translations).__name__}")  # fmt: skip
+    check_mapping("translations", translations, "label -> outputs (one per pair)")
     for label, outputs in translations.items():
         check_labels(f"translations[{label!r}]", outputs, len(pairs))
     maps = list(weights) if hasattr(weights, "ndim") and weights.ndim == 3 else weights

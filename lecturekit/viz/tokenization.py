@@ -26,7 +26,7 @@ from matplotlib.patches import FancyBboxPatch
 
 from lecturekit.bpe import MergeStep, apply_bpe, learn_bpe, split_word
 from lecturekit.utils.checks import check_callable, check_instance, check_str, check_strings
-from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets
+from lecturekit.viz.helpers import check_list, check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.style import palette
 from lecturekit.viz.widgets import ALT_ATTR, KeptCanvas, figure_widget
 
@@ -78,12 +78,7 @@ def plot_merge_table(
 
     Lecture 12; Sennrich et al. 2016 Algorithm 1.
     """
-    if not isinstance(trace, Sequence) or isinstance(trace, str):
-        raise ValueError(f"trace must be a list of MergeStep (learn_bpe's trace), got "
-                         f"{type(trace).__name__}")  # fmt: skip
-    if not trace:
-        raise ValueError("trace is empty: learn at least one merge")
-    for i, step in enumerate(trace):
+    for i, step in enumerate(check_list("trace", trace, "MergeStep (learn_bpe's trace)")):
         check_instance(f"trace[{i}]", step, MergeStep)
     if words is not None:
         check_strings("words", words)

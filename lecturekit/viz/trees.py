@@ -33,8 +33,8 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
 from lecturekit.decoding import BeamTrace, Hypothesis, StepFn, TraceNode, beam_search
-from lecturekit.utils.checks import check_positive_int
-from lecturekit.viz.helpers import require_ipywidgets
+from lecturekit.utils.checks import check_bool, check_positive_int
+from lecturekit.viz.helpers import check_list, require_ipywidgets
 from lecturekit.viz.style import ACCENT
 from lecturekit.viz.widgets import KeptCanvas, figure_widget
 
@@ -136,8 +136,7 @@ def plot_beam_tree(
         raise ValueError(f"trace must be a BeamTrace (beam_search(..., trace=True)), got {trace!r}")
     if not trace.nodes or trace.nodes[0].parent != -1:
         raise ValueError("trace must start with its root node (step 0, parent -1)")
-    if not isinstance(show_pruned, bool):
-        raise ValueError(f"show_pruned must be a bool, got {show_pruned!r}")
+    check_bool("show_pruned", show_pruned)
     if ax is not None and not isinstance(ax, Axes):
         raise ValueError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
     label = _labeller(vocab, trace)
@@ -310,8 +309,7 @@ def beam_tree_figure(
     """
     if not isinstance(trace, BeamTrace):
         raise ValueError(f"trace must be a BeamTrace (beam_search(..., trace=True)), got {trace!r}")
-    if not isinstance(show_pruned, bool):
-        raise ValueError(f"show_pruned must be a bool, got {show_pruned!r}")
+    check_bool("show_pruned", show_pruned)
     lines = _ranking(trace, _labeller(vocab, trace))
     tree_h, rank_h, width = _figure_size(trace, lines, show_pruned)
     fig = Figure(figsize=(width, tree_h + rank_h), layout="constrained")
@@ -338,9 +336,7 @@ def beam_tree_figure(
 
 
 def _check_options(name: str, values: object, check: Callable[[str, object], None]) -> tuple:
-    if isinstance(values, str) or not isinstance(values, Sequence) or not values:
-        raise ValueError(f"{name} must be a non-empty sequence, got {values!r}")
-    for value in values:
+    for value in check_list(name, values, "values"):
         check(name, value)
     if len(set(values)) != len(values):
         raise ValueError(f"{name} must not repeat a value, got {list(values)}")

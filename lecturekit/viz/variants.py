@@ -37,7 +37,8 @@ from lecturekit.utils.checks import (
     check_positive_int,
     check_seed,
 )
-from lecturekit.viz.helpers import get_axes, require_ipywidgets, to_numpy
+from lecturekit.utils.contracts import check_shapes
+from lecturekit.viz.helpers import check_mapping, get_axes, require_ipywidgets, to_numpy
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.style import palette
 from lecturekit.viz.widgets import KeptCanvas, figure_widget
@@ -145,8 +146,7 @@ def plot_depth_table(
 
     Lecture 11b.
     """
-    if not isinstance(tables, Mapping) or not tables:
-        raise ValueError(f"tables must be a non-empty dict label -> depth table, got {tables!r}")
+    check_mapping("tables", tables, "label -> depth table")
     ax = get_axes(ax)
     width = 0.8 / len(tables)
     for i, (label, table) in enumerate(tables.items()):
@@ -219,8 +219,9 @@ def act_widget(model: UniversalTransformer, ids: torch.Tensor, depth: torch.Tens
     """
     check_instance("model", model, UniversalTransformer)
     ids = torch.as_tensor(ids)
-    if ids.ndim != 2 or torch.as_tensor(depth).shape != ids.shape:
-        raise ValueError(f"ids and depth must be (N, T) of one shape, got {tuple(ids.shape)}")
+    check_shapes(
+        {"ids": ids, "depth": torch.as_tensor(depth)}, {"ids": "int: N T", "depth": "any: N T"}
+    )
     with torch.no_grad():
         steps = model.eval()(ids).steps
     n_values = model.config.num_classes

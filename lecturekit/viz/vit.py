@@ -40,9 +40,11 @@ from lecturekit.utils.checks import (
     check_positive_int,
     shape_of,
 )
+from lecturekit.utils.contracts import check_shapes
 from lecturekit.viz.helpers import (
     check_figure,
     check_labels,
+    check_list,
     check_numbers,
     get_axes,
     require_ipywidgets,
@@ -276,20 +278,15 @@ def _stack(weights: object) -> torch.Tensor:
 
 def _check_batch(images: object, w: torch.Tensor, grid: tuple[int, int]) -> torch.Tensor:
     imgs = torch.as_tensor(images).detach()
-    if imgs.ndim != 4 or len(imgs) != w.shape[1]:
-        raise ValueError(f"images must be (B, C, H, W) with B = {w.shape[1]} (the weights' "
-                         f"batch), got {tuple(imgs.shape)}")  # fmt: skip
+    check_shapes(
+        {"weights": w, "images": imgs}, {"weights": "L B heads T T", "images": "any: B C H W"}
+    )
     gh, gw = as_pair("grid", grid)
     if w.shape[-1] != 1 + gh * gw:
         raise ValueError(
             f"weights have T = {w.shape[-1]} tokens; grid {gh}x{gw} needs {1 + gh * gw}"
         )
     return imgs
-
-
-def _check_captions(labels: object, predictions: object, B: int) -> None:
-    check_labels("labels", labels, B)
-    check_labels("predictions", predictions, B)
 
 
 def _caption(b: int, labels: Sequence[object] | None, predictions: Sequence[object] | None) -> str:
@@ -321,7 +318,8 @@ def attention_overview(
     w = _stack(weights)
     imgs = _check_batch(images, w, grid)
     L, B = w.shape[:2]
-    _check_captions(labels, predictions, B)
+    check_labels("labels", labels, B)
+    check_labels("predictions", predictions, B)
     check_figure("fig", fig)
     maps = [cls_attention(w[layer].mean(1), grid) for layer in range(L)]  # L x (B, gh, gw)
     maps.append(cls_attention(attention_rollout(w), grid))
@@ -367,7 +365,8 @@ def vit_attention_widget(
     w = _stack(weights)
     imgs = _check_batch(images, w, grid)
     L, B, H = w.shape[:3]
-    _check_captions(labels, predictions, B)
+    check_labels("labels", labels, B)
+    check_labels("predictions", predictions, B)
     rc(theme)  # an unknown theme is refused before the maps are computed
     rollout = cls_attention(attention_rollout(w), grid)  # (B, gh, gw)
     per_head = cls_attention(w, grid)  # (L, B, H, gh, gw)
@@ -441,9 +440,7 @@ def vit_attention_widget_grid(
     Lecture 09; Abnar & Zuidema 2020 (rollout).
     """
     check_positive_int("num_layers", num_layers)
-    if isinstance(images, (str, bytes)) or not isinstance(images, Sequence) or not images:
-        raise ValueError(f"images must be a non-empty list of image positions, got {images!r}")
-    for i in images:
+    for i in check_list("images", images, "image positions"):
         check_non_negative_int("each of images", i)
     return {
         "image": list(dict.fromkeys(images)),

@@ -21,7 +21,7 @@ from matplotlib.figure import Figure
 
 from lecturekit.experiments.word_vectors import WordVocab, nearest_words
 from lecturekit.utils.checks import check_instance, check_positive_int, check_str, check_strings
-from lecturekit.viz.helpers import get_axes, require_ipywidgets
+from lecturekit.viz.helpers import check_list, check_mapping, get_axes, require_ipywidgets
 from lecturekit.viz.style import ACCENT, GUIDE
 from lecturekit.viz.widgets import figure_widget
 
@@ -30,11 +30,8 @@ __all__ = ["plot_neighbours", "plot_sense_separation", "neighbour_widget",
 
 
 def _check_neighbours(neighbours: object) -> list[tuple[str, float]]:
-    if isinstance(neighbours, str) or not isinstance(neighbours, Sequence) or not neighbours:
-        raise ValueError(f"neighbours must be a non-empty list of (word, cosine) pairs, got "
-                         f"{type(neighbours).__name__}")  # fmt: skip
     out = []
-    for i, pair in enumerate(neighbours):
+    for i, pair in enumerate(check_list("neighbours", neighbours, "(word, cosine) pairs")):
         if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and isinstance(pair[0], str)):
             raise ValueError(f"neighbours[{i}] must be a (word, cosine) pair, got {pair!r}")
         out.append((pair[0], float(pair[1])))
@@ -69,9 +66,7 @@ def plot_sense_separation(results: Mapping[str, object], ax: Axes | None = None)
 
     Lecture 00.
     """
-    if not isinstance(results, Mapping) or not results:
-        raise ValueError(f"results must be a non-empty mapping model -> SenseSeparation, got "
-                         f"{type(results).__name__}")  # fmt: skip
+    check_mapping("results", results, "model -> SenseSeparation")
     for name, r in results.items():
         if not all(hasattr(r, a) for a in ("within", "across", "accuracy")):
             raise ValueError(f"results[{name!r}] needs within, across and accuracy, got "
@@ -113,8 +108,6 @@ def neighbour_widget(vectors: torch.Tensor, vocab: WordVocab, words: Sequence[st
     """
     check_instance("vocab", vocab, WordVocab)
     words = check_strings("words", words)
-    if not words:
-        raise ValueError("words must hold at least one word")
     check_positive_int("k", k)
     # every choice must draw: each word's neighbours, found once
     neighbours = {w: _check_neighbours(nearest_words(vectors, vocab, w, k)) for w in words}

@@ -300,11 +300,11 @@ def test_widget_grid_narrowed_for_a_static_page():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"temperatures": [0.55]}, "temperature value 0.55 is not one the slider offers"),
-        ({"temperatures": [3.0]}, "temperature value 3.0 is not one the slider offers"),
-        ({"top_ks": [2.5]}, "top_k values must be integers"),
-        ({"top_ps": []}, "top_p values must be a non-empty list"),
-        ({"penalties": "1.5"}, "repetition_penalty values must be a non-empty list"),
+        ({"temperatures": [0.55]}, "temperatures: 0.55 is not a value the control offers"),
+        ({"temperatures": [3.0]}, "temperatures: 3.0 is not a value the control offers"),
+        ({"top_ks": [2.5]}, "top_ks must hold integers, got 2.5"),
+        ({"top_ps": []}, r"top_ps must be a non-empty list of numbers, got \[\]"),
+        ({"penalties": "1.5"}, "penalties must be a non-empty list of numbers, got '1.5'"),
         ({"prompts": "my dog"}, "prompts must be a list of strings"),
     ],
 )

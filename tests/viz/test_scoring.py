@@ -72,7 +72,7 @@ def test_plot_grouped_bars_writes_values():
 
 
 def test_plots_reject_bad_input():
-    with pytest.raises(ValueError, match="scores must be a non-empty mapping"):
+    with pytest.raises(ValueError, match="scores is empty: expected name -> array"):
         plot_scores({})
     with pytest.raises(ValueError, match=r"scores\['dot'\] must be 1-D, got shape \(2, 3\)"):
         plot_scores({"dot": torch.zeros(2, 3)})
@@ -195,7 +195,7 @@ def test_translation_plots_reject_bad_input():
                                          r"3 source words, got shape \(2, 3\)"):  # fmt: skip
         plot_translation(pairs[0].src, pairs[0].tgt, {"a": ["le", "chat", "noir"]},
                          torch.rand(2, 3))  # fmt: skip
-    with pytest.raises(ValueError, match="translations must be a non-empty mapping"):
+    with pytest.raises(ValueError, match="translations is empty: expected label -> output words"):
         plot_translation(pairs[0].src, pairs[0].tgt, {}, torch.rand(3, 3))
     pytest.importorskip("ipywidgets")
     with pytest.raises(ValueError, match=r"pairs\[1\] must be"):

@@ -100,7 +100,7 @@ def test_bad_input(tree, args, match):
 
 
 def test_bad_show_pruned(tree):
-    with pytest.raises(ValueError, match="show_pruned must be a bool"):
+    with pytest.raises(ValueError, match="show_pruned must be True or False"):
         plot_beam_tree(tree, VOCAB, show_pruned="no")
 
 
@@ -171,8 +171,8 @@ def test_beam_widget_initial_values():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"beam_sizes": ()}, r"beam_sizes must be a non-empty sequence, got \(\)"),
-        ({"beam_sizes": 3}, "beam_sizes must be a non-empty sequence, got 3"),
+        ({"beam_sizes": ()}, r"beam_sizes must be a non-empty list of values, got \(\)"),
+        ({"beam_sizes": 3}, "beam_sizes must be a non-empty list of values, got 3"),
         ({"beam_sizes": (1, 0)}, "each of beam_sizes must be a positive integer, got 0"),
         ({"beam_sizes": (1, 2.0)}, "each of beam_sizes must be a positive integer, got 2.0"),
         ({"beam_sizes": (2, 2)}, r"beam_sizes must not repeat a value, got \[2, 2\]"),
@@ -196,7 +196,7 @@ def test_beam_widget_bad_input(kwargs, match):
 def test_beam_tree_figure_bad_input(tree):
     with pytest.raises(ValueError, match="trace must be a BeamTrace"):
         beam_tree_figure("tree", VOCAB)
-    with pytest.raises(ValueError, match="show_pruned must be a bool"):
+    with pytest.raises(ValueError, match="show_pruned must be True or False"):
         beam_tree_figure(tree, VOCAB, show_pruned=1)
 
 
@@ -219,7 +219,7 @@ def test_beam_widget_grid_values_are_settings_of_the_widget():
             seen.add(bytes(image.value))
     assert len(seen) == 9  # every setting draws its own picture
     assert beam_widget_grid((2,), (0.5,))["length_penalty"] == [0.5]
-    with pytest.raises(ValueError, match="beam_sizes must be a non-empty sequence"):
+    with pytest.raises(ValueError, match="beam_sizes must be a non-empty list of values"):
         beam_widget_grid(())
     with pytest.raises(ValueError, match="length_penalties must hold finite numbers"):
         beam_widget_grid((1,), (float("inf"),))

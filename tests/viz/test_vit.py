@@ -114,7 +114,11 @@ def test_attention_overview_has_a_row_per_image_and_a_column_per_layer_plus_roll
     assert fig.axes[8].get_ylabel() == "#2, label 3, pred 4"
     layer1 = fig.axes[1].images[0].get_array()
     np.testing.assert_allclose(layer1, _weights()[0][0].mean(0)[0, 1:].reshape(4, 4), rtol=1e-6)
-    with pytest.raises(ValueError, match=r"images must be \(B, C, H, W\) with B = 3"):
+    with pytest.raises(
+        ValueError,
+        match=r"images must be \(B, C, H, W\) with B=3 as in weights \(2, 3, 4, 17, 17\), "
+        r"got \(2, 1, 8, 8\)",
+    ):
         attention_overview(images[:2], _weights(), (4, 4))
     with pytest.raises(ValueError, match=r"weights have T = 17 tokens; grid 3x3 needs 10"):
         attention_overview(images, _weights(), (3, 3))
