@@ -1,8 +1,14 @@
-"""Plots and widgets: one look in light and dark (``style``), pure plot functions (``plots``),
-thin widgets (``widgets``, drawing text through ``text_cache``: the same pixels, faster), shared
-helpers (``helpers``) and one module per lecture topic.
+"""Plots and widgets, one look in light and dark. Nothing below viz imports it: models and
+blocks never plot.
 
-Nothing below viz imports it: models and blocks never plot.
+- ``style``: the theme (``theme``, ``rc``, ``palette``, the colour maps); ``alt``: alt text
+- ``plots``: the pure plot functions every lecture uses (heatmaps, attention, heads, lines, bars)
+- ``widgets``: thin widgets over pure plot functions, drawing text through ``text_cache`` (the
+  same pixels, faster); ``helpers``: what the plot modules share
+- ``diagram`` (boxes and arrows) and ``diagrams`` (each lecture's picture before its formula)
+- one module per lecture topic: ``word_vectors``, ``recurrence``, ``scoring``, ``transformer``,
+  ``trees`` (beam search), ``bert``, ``vit``, ``captioning``, ``efficient``, ``variants``,
+  ``tokenization``, ``finetuning``, ``generation``, ``objectives``
 """
 
 from lecturekit.viz.plots import (
