@@ -16,8 +16,9 @@
 # make serve-slides -> present slides/ from http://127.0.0.1:8001
 # make student-release -> the tree a class hub's nbgitpuller links pull into student-release/:
 #   the lectures without solutions/ or per-run metadata (docs/teaching-a-class.md)
-# site, slides, student-release and test also install the builder, tools/ (lecturekit_publish,
-#   its own distribution: the student wheel does not carry it) with pip install -e ./tools.
+# figures, site, slides, student-release and test also install the builder, tools/
+#   (lecturekit_publish with its slide figures, lecturekit_publish.figures; its own distribution:
+#   the student wheel does not carry it) with pip install -e ./tools.
 # Set-up is redone only when requirements.txt, pyproject.toml or setup.py change
 # (requirements-test.txt, for make test only, when it changes; tools/pyproject.toml for the builder).
 
@@ -90,8 +91,8 @@ test-latest:
 	@echo "test-latest runs with (all in test-output/latest-versions.txt):" $$(grep -iE '^(torch|numpy|matplotlib|ipywidgets|bertviz|scikit-learn|transformers|safetensors)==' test-output/latest-versions.txt)
 	$(LATEST_VENV)/bin/python -m pytest --nbval-lax --nbval-current-env notebooks solutions $(PYTEST_ARGS)
 
-figures: $(STAMP)
-	$(BIN)/python -m lecturekit.figures build --out figures-out $(FIGURES_ARGS)
+figures: $(PUBLISH_STAMP)
+	$(BIN)/python -m lecturekit_publish.figures build --out figures-out $(FIGURES_ARGS)
 
 SITE_ARGS ?=
 site: $(SITE_STAMP)

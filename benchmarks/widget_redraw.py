@@ -6,7 +6,8 @@ holding its new picture, kernel side, pinned to one core (as on Binder), printed
     .venv/bin/python benchmarks/widget_redraw.py --pace 2     # as a student meets them
     .venv/bin/python benchmarks/widget_redraw.py --core 1 --json out.json
 
-Each widget is built as its notebook builds it (``lecturekit.figures.widget_spec(name).func()``,
+Each widget is built as its notebook builds it
+(``lecturekit_publish.figures.widget_spec(name).func()``,
 the same inputs). Then, from its first setting, each control in turn steps through the values
 the course website pre-renders for it (``derive_grid``, tools/: every option of a dropdown, up to 12
 values of a slider) and goes back to where it started; every step is one ``control.value = v``
@@ -37,8 +38,8 @@ import time
 
 
 def measure(name: str, pace: float = 0.0) -> dict[str, object]:
-    from lecturekit import figures
     from lecturekit.viz.widgets import widget_controls
+    from lecturekit_publish import figures
     from lecturekit_publish.frames import derive_grid
 
     start = time.perf_counter()
@@ -99,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)
-    from lecturekit import figures
     from lecturekit.viz.widgets import draw_ahead
+    from lecturekit_publish import figures
 
     if args.pace < 0:
         print(f"--pace must be >= 0 seconds, got {args.pace}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """The package's shape, checked: folders by role, imports one way (downwards) with no circle, no
 private name imported from another module (package or notebooks), and the package map (docs/package.md)
-naming every public module. The site and slide builder is outside the package (tools/,
-``lecturekit_publish``): it may import lecturekit's public names, lecturekit never imports it.
+naming every public module. The site and slide builder, with its slide figures, is outside the
+package (tools/, ``lecturekit_publish``): it may import lecturekit's public names, lecturekit
+never imports it.
 
 Imports are read from the source (``ast``), at any depth: a lazy import inside a function is a
 dependency too. A package's ``__init__`` that re-exports its own submodules is that package's
@@ -24,9 +25,9 @@ PUBLISH = ROOT / "tools" / "lecturekit_publish"  # the site and slide builder, n
 
 # role -> rank: a module may import modules of its own role or of a lower rank, never higher
 RANKS = {"utils": 0, "blocks": 1, "models": 2, "efficient": 3, "experiments": 4, "shipped": 5,
-         "viz": 6, "figures": 7, "exercises": 7, "tools": 8}  # fmt: skip
+         "viz": 6, "exercises": 7, "tools": 8}  # fmt: skip
 SUBPACKAGES = {"datasets", "models", "efficient", "experiments", "shipped", "utils", "viz",
-               "figures", "exercises"}  # fmt: skip
+               "exercises"}  # fmt: skip
 BUILDING_BLOCKS = {"attention", "masking", "positional", "layers", "kv_cache", "patches",
                    "decoding", "generation", "training", "tokenization", "bpe",
                    "objectives"}  # fmt: skip
@@ -181,13 +182,15 @@ def test_the_package_imports_nothing_from_the_publishing_tools():
 
 
 def test_the_publishing_tools_use_only_lecturekits_public_names():
-    modules = sorted(PUBLISH.glob("*.py"))
-    assert {p.stem for p in modules} >= {"cli", "site", "slides", "frames"}, "tools/ moved?"
-    found = {p.name: u for p in modules if (u := _private_uses(ast.parse(p.read_text()), p.stem))}
+    modules = {p.relative_to(PUBLISH).with_suffix("").as_posix(): p  # figures/ too
+               for p in sorted(PUBLISH.rglob("*.py")) if "__pycache__" not in p.parts}  # fmt: skip
+    assert set(modules) >= {"cli", "site", "slides", "frames", "figures/registry"}, "moved?"
+    found = {name: u for name, p in modules.items()
+             if (u := _private_uses(ast.parse(p.read_text()), p.stem))}  # fmt: skip
     assert not found, f"private lecturekit names used by the publishing tools: {found}"
-    for p in modules:  # and only modules that exist
+    for name, p in modules.items():  # and only modules that exist
         for target, _, line in _imports(ast.parse(p.read_text()), p.stem):
-            assert target in MODULES, f"{p.name} line {line}: {target} is not a lecturekit module"
+            assert target in MODULES, f"{name} line {line}: {target} is not a lecturekit module"
 
 
 def _notebook_code(path: Path) -> str:

@@ -27,7 +27,7 @@ import pytest
 from chromium import offline_page  # tests/support
 from publishing import fetch_scripts, run_publish  # tests/support
 
-from lecturekit import figures
+from lecturekit_publish import figures
 from lecturekit_publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only

@@ -36,9 +36,8 @@ import pytest
 from chromium import offline_page  # tests/support
 from publishing import fetch_scripts, run_publish  # tests/support
 
-from lecturekit import figures
 from lecturekit.exercises import recall
-from lecturekit_publish import slides
+from lecturekit_publish import figures, slides
 from lecturekit_publish.browser import serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.network]  # network: the npm set-up only

@@ -15,7 +15,7 @@ requirements.txt's pins as constraints, torch as its CPU build), then:
 1. checks the wheel: every file of lecturekit/ (so every subpackage), ``lecturekit/_data/`` with
    MANIFEST and every checkpoint it lists (with its sha256), pyproject's console scripts,
    nothing else at the top level, and nothing of the site and slide builder (tools/: its
-   modules and static files);
+   modules, its slide figures and static files);
 2. offline from here on: checks that lecturekit is imported from the venv and finds, verifies
    and loads every checkpoint there, and that a training command without --data-dir is refused
    with one ``error:`` line (site-packages is not the place to write);
@@ -94,6 +94,10 @@ def test_setup_finds_every_package_and_ships_the_checkpoints(monkeypatch):
     assert {"lecturekit.models", "lecturekit.shipped", "lecturekit.utils"} <= on_disk
     assert set(seen["packages"]) == on_disk | {"lecturekit._data"}
     assert not [p for p in seen["packages"] if "publish" in p], "the site builder is in tools/"
+    assert "lecturekit.figures" not in seen["packages"], "the slide figures are in tools/"
+    assert _publishing_files({"lecturekit/figures/cli.py", "lecturekit/viz/figures.py",
+                              "lecturekit_publish/figures/registry.py"}) == [
+        "lecturekit/figures/cli.py", "lecturekit_publish/figures/registry.py"]  # fmt: skip
     assert seen["package_dir"] == {"lecturekit._data": "data"}
     assert set(seen["package_data"]) == {"lecturekit._data"}, sorted(seen["package_data"])
     assert (ROOT / "data" / "__init__.py").is_file(), "data/ must be a package (lecturekit._data)"
@@ -105,9 +109,11 @@ def test_setup_finds_every_package_and_ships_the_checkpoints(monkeypatch):
 
 def _publishing_files(names: set[str]) -> list[str]:
     """The site and slide builder's files among a wheel's names: its modules (lecturekit_publish,
-    once lecturekit/publish) and their static scripts and styles. The student wheel has none."""
+    once lecturekit/publish), its slide figures (lecturekit_publish.figures, once
+    lecturekit/figures) and their static scripts and styles. The student wheel has none."""
     static = {p.name for p in (ROOT / "tools" / "lecturekit_publish" / "static").iterdir()}
     return sorted(n for n in names if "publish" in n.split("/")[0] or "/publish/" in n
+                  or n.startswith("lecturekit/figures/")
                   or n.rsplit("/", 1)[-1] in static)  # fmt: skip
 
 

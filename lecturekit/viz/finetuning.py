@@ -18,6 +18,8 @@ Public API::
     examples = finetuning_examples(tasks)    # one test example per task (the notebook's)
     inputs = finetuning_inputs(examples)     # task -> (first text, second text)
     finetuning_widget_grid(inputs, extra=())  # control name -> values a static page offers
+    format_examples(tasks)                   # the four input formats of one example per task
+    SCORE_NAMES                              # task -> the score its learning curve plots
 
 Lecture 13; Devlin et al. 2019 figure 4 (the four fine-tuning formats).
 """
@@ -48,6 +50,8 @@ __all__ = [
     "finetuning_inputs",
     "finetuning_widget",
     "finetuning_widget_grid",
+    "SCORE_NAMES",
+    "format_examples",
 ]
 
 _SPECIAL = {"[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]"}
@@ -527,3 +531,59 @@ def finetuning_widget(models: Mapping, tasks: Mapping, tokenizer, inputs: Mappin
     for control in controls.values():
         control.observe(update, names="value")
     return attach_controls(w.VBox([w.HBox(list(controls.values())), image]), controls)
+
+
+# ------------------------------------------- the slides' four input formats, the curves' scores
+# (notebook 13 and its slide figures, tools/lecturekit_publish/figures/lecture_13.py, use them)
+# The score each learning curve plots (learning_curves_figure's ylabels).
+SCORE_NAMES = {"topic": "accuracy", "nli": "accuracy", "qa": "F1 (SQuAD)",
+               "tagging": "entity F1 (CoNLL)"}  # fmt: skip
+
+
+def format_examples() -> list[dict[str, object]]:
+    """The four input formats, in the slides' order (a) pair, (b) single, (c) QA, (d) tagging.
+
+    Each is the first test example of its task (``default_tasks()``, tokenized with the shipped
+    ``bert_tiny`` tokenizer) that shows what its format does; the QA context is cut three tokens
+    after the answer, so that it fits a slide.
+
+    Returns:
+        Four ``lecturekit.experiments.finetuning.input_format`` dicts (``tokens``,
+        ``segment_ids``, ``marks``, ``marks_name``, ``title``), for ``input_formats_figure``.
+
+    Lecture 13; Devlin et al. 2019 figure 4.
+    """
+    from lecturekit.datasets.finetuning import default_tasks
+    from lecturekit.experiments.finetuning import input_format
+    from lecturekit.shipped import load_tokenizer
+
+    tasks, tokenizer = default_tasks(), load_tokenizer("bert_tiny")
+
+    def split(words) -> bool:  # a word cut into pieces ("play ##ing")
+        return any(len(tokenizer.tokenize(w)) > 1 for w in words)
+
+    wanted = {  # the first test example of each task that shows what its format does
+        "nli": lambda e: e.label == "entailment",
+        "topic": lambda e: split(e.words),
+        "qa": lambda e: 6 <= e.answer_start <= 12 and len(e.answer.split()) >= 2,
+        "tagging": lambda e: any(t != "O" for t in e.tags) and split(e.words),
+    }
+    formats = [input_format(tasks[name], tokenizer, next(e for e in tasks[name].test if keep(e)))
+               for name, keep in wanted.items()]  # fmt: skip
+    formats[2] = _shorten(formats[2])  # the QA context, cut after the answer
+    return formats
+
+
+def _shorten(fmt: dict[str, object], after: int = 3) -> dict[str, object]:
+    """The input up to ``after`` tokens past its last mark, then "..." and the final [SEP] (a
+    long QA context would not fit a slide)."""
+    tokens, marks = fmt["tokens"], fmt["marks"]
+    last = max(i for i, m in enumerate(marks) if m) + after
+    if last >= len(tokens) - 2:
+        return fmt
+    keep = [*range(last + 1), len(tokens) - 1]
+    out = {k: [fmt[k][i] for i in keep] for k in ("tokens", "segment_ids", "marks")}
+    out["tokens"][-2:-1] = [out["tokens"][-2], "..."]
+    out["segment_ids"][-2:-1] = [out["segment_ids"][-2]] * 2
+    out["marks"][-2:-1] = [out["marks"][-2], ""]
+    return {**fmt, **out}

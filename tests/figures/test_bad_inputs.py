@@ -9,8 +9,8 @@ import matplotlib.pyplot as plt
 import pytest
 from bad_inputs import Bad, BadCli, assert_clear_error, assert_cli_error, bad_rows
 
-from lecturekit import figures
-from lecturekit.figures.cli import main
+from lecturekit_publish import figures
+from lecturekit_publish.figures.cli import main
 
 NAME = figures.names()[0]
 
@@ -101,7 +101,7 @@ def test_bad_command_line(bad, no_building, tmp_path, monkeypatch):
 
 def test_command_line_in_a_subprocess_is_one_error_line(tmp_path):
     run = subprocess.run(
-        [sys.executable, "-m", "lecturekit.figures", "build", NAME, "--out", _blocked(tmp_path)],
+        [sys.executable, "-m", "lecturekit_publish.figures", "build", NAME, "--out", _blocked(tmp_path)],
         cwd=tmp_path, capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert run.returncode == 2, run.stderr

@@ -1,4 +1,4 @@
-"""lecturekit.figures: every slide figure builds, deterministically; the command line."""
+"""lecturekit_publish.figures: every slide figure builds, deterministically; the command line."""
 
 import re
 from pathlib import Path
@@ -8,9 +8,9 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from lecturekit import figures
-from lecturekit.figures.cli import main
 from lecturekit.viz.text_cache import TextCachingCanvas
+from lecturekit_publish import figures
+from lecturekit_publish.figures.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,7 +3,7 @@ website's time budget) are the ones the notebooks compute."""
 
 import torch
 
-from lecturekit.figures import lecture_00, lectures_01_04
+from lecturekit_publish.figures import lecture_00, lectures_01_04
 
 
 def _has_double_adjective(pair) -> bool:  # notebook 02 cell 46

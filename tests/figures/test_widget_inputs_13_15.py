@@ -3,7 +3,7 @@ same examples, prompts and sentences, and a tokenizer that tokenizes as the note
 
 from notebook_links import ROOT  # tests/support
 
-from lecturekit.figures import lecture_13, lecture_14, lecture_15
+from lecturekit_publish.figures import lecture_13, lecture_14, lecture_15
 from lecturekit_publish.notebook import read_notebook
 
 

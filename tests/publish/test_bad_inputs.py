@@ -6,10 +6,9 @@ import pytest
 from bad_inputs import Bad, BadCli, assert_clear_error, assert_cli_error, bad_rows
 from matplotlib.figure import Figure
 
-from lecturekit import figures
 from lecturekit.viz.alt import describe_figures, figure_alt_text
 from lecturekit.viz.widgets import attach_controls, figure_widget, widget_controls
-from lecturekit_publish import cli
+from lecturekit_publish import cli, figures
 from lecturekit_publish.frames import derive_grid, render_frames
 from lecturekit_publish.notebook import lecture_notebooks, read_notebook
 

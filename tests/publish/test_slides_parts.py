@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lecturekit import figures
 from lecturekit.exercises import recall
-from lecturekit_publish import slides
+from lecturekit_publish import figures, slides
 from lecturekit_publish.cli import main
 from lecturekit_publish.notebook import lecture_notebooks, read_notebook
 

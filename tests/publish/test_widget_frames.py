@@ -1,4 +1,4 @@
-"""Every widget of every notebook is registered (lecturekit.figures.register_widget) and its
+"""Every widget of every notebook is registered (lecturekit_publish.figures.register_widget) and its
 rebuild starts on the very picture the notebook stored."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import time
 import pytest
 from notebook_links import ROOT  # tests/support
 
-from lecturekit import figures
 from lecturekit.viz.widgets import widget_controls
+from lecturekit_publish import figures
 from lecturekit_publish.frames import Image, derive_grid, render_frames
 from lecturekit_publish.notebook import (
     lecture_notebooks,

@@ -10,13 +10,13 @@ import torch
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
-from lecturekit import figures
-from lecturekit.figures import lecture_14
 from lecturekit.generation import Strategy
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.tokenization import SEP_ID, SPECIAL_TOKENS, WordPieceTokenizer
 from lecturekit.viz import generation as vg
 from lecturekit.viz.style import ACCENT
+from lecturekit_publish import figures
+from lecturekit_publish.figures import lecture_14
 
 PROBS = torch.tensor([0.05, 0.4, 0.1, 0.3, 0.15])
 KEPT = torch.tensor([False, True, False, True, True])

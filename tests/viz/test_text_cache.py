@@ -72,8 +72,8 @@ def _frames(name: str, control: str, values: list) -> list[np.ndarray]:
 
     from PIL import Image
 
-    from lecturekit import figures
     from lecturekit.viz.widgets import widget_controls
+    from lecturekit_publish import figures
 
     widget, _ = figures.widget_spec(name).func()
     slider, image = widget_controls(widget)[control], widget.children[-1]

@@ -3,11 +3,12 @@
 
 Not part of lecturekit: it lives in ``tools/`` and is its own distribution, ``lecturekit-publish``
 (``tools/pyproject.toml``; ``pip install -e ./tools``), so the student wheel does not carry it.
-It imports lecturekit (the widgets, figures and recall blanks it renders); lecturekit never
-imports it (tests/test_package_layout.py). Works from a clone of the repository (it reads
+It imports lecturekit (the widgets and recall blanks it renders); lecturekit never imports it
+(tests/test_package_layout.py). Works from a clone of the repository (it reads
 ``notebooks/``)::
 
     python -m lecturekit_publish vendor | site | slides | student-release   # cli.py
+    python -m lecturekit_publish.figures list | build   # the slide figures (make figures)
     lecturekit_publish.frames   # a widget's frames at every setting of its grid
 """
 

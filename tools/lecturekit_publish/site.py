@@ -76,7 +76,7 @@ def render_widget(name: str) -> tuple[str, StaticWidget]:
     """Rebuild the registered widget ``name`` and render its frames (one torch thread)."""
     import torch
 
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     torch.set_num_threads(1)
     widget, grid = figures.widget_spec(name).func()
@@ -302,12 +302,12 @@ def _home_page(root: Path, repository: str) -> str:
 
 
 def _gallery_page(root: Path, lectures: dict[str, Path], stage: Path) -> str:
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     parts = [
         "# Figure gallery",
-        "Every slide figure of the course, drawn by `lecturekit.figures` from the same code "
-        "the notebooks run (shipped checkpoints, data made in code). Instructors regenerate "
+        "Every slide figure of the course, drawn by `lecturekit_publish.figures` from the same "
+        "code the notebooks run (shipped checkpoints, data made in code). Instructors regenerate "
         'them all with `make figures` (PNG, SVG and PDF; `FIGURES_ARGS="--theme dark"` for '
         "dark slides), identically each time.",
     ]
@@ -439,7 +439,7 @@ def build_site(
     for name in SITE_STATIC:  # Jupyter Book puts every .js / .css of _static on every page
         shutil.copy(STATIC / name, static_dir / name)
 
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     names = figures.widget_names()
     say(f"rendering {len(names)} widgets' frames in {jobs} processes")

@@ -9,7 +9,7 @@ cannot drift apart):
 ``slides:example``     a code cell whose stored output (printed lines, then its value) is the
                        worked example
 ``slides:figure:NAME`` where the notebook shows what registered figure NAME shows: a slide with
-                       the figure (``lecturekit.figures``, light and dark) and its takeaway
+                       the figure (``lecturekit_publish.figures``, light and dark) and its takeaway
 ``slides:summary``     the summary cell (split over two slides when long)
 =====================  ==========================================================================
 
@@ -474,7 +474,7 @@ def _diagram_slide(
 def read_deck(nb: dict, stem: str) -> Deck:
     """The deck chosen by the slide tags of notebook ``nb`` (file stem ``stem``,
     "03_self_attention"). Missing or misplaced tags raise a ValueError naming the cell."""
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     lecture = stem.split("_")[0]
     tagged = _tags(nb, stem)
@@ -539,7 +539,7 @@ def read_deck(nb: dict, stem: str) -> Deck:
                                      f"{spec.lecture}, not {lecture}")  # fmt: skip
                 if not spec.takeaway:
                     raise ValueError(f"figure {name!r} has no takeaway (register(..., takeaway="
-                                     "'...') in lecturekit/figures)")  # fmt: skip
+                                     "'...') in tools/lecturekit_publish/figures)")  # fmt: skip
                 if name in deck.figures:
                     raise ValueError(f"{stem}.ipynb cell {i}: figure {name!r} is tagged twice")
                 deck.figures.append(name)
@@ -637,7 +637,7 @@ def render_figure(job: tuple[str, str, str]) -> str:
     name, theme, path = job
     import matplotlib.pyplot as plt
 
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     fig = figures.build(name, theme)
     figures.save(fig, path, "png", dpi=DPI)
@@ -720,7 +720,7 @@ def build_slides(
                            "-m lecturekit_publish vendor fetches them with npm)")  # fmt: skip
     decks = [read_deck(read_notebook(found[lec]), found[lec].stem) for lec in wanted]
     if lectures is None:  # every registered figure is on a slide
-        from lecturekit import figures
+        from lecturekit_publish import figures
 
         shown = {name for d in decks for name in d.figures}
         left = [n for n in figures.names() if n not in shown]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.objectives import (
     OBJECTIVES,
     T5_SENTENCE,
@@ -20,6 +19,7 @@ from lecturekit.viz.objectives import (
     plot_objective_table,
     plot_permutation_masks,
 )
+from lecturekit_publish.figures.registry import register, register_widget
 
 XLNET_WORDS = ("new", "york", "is", "a", "city")
 XLNET_ORDER = (2, 0, 4, 1, 3)  # the notebook's order: is, new, city, york, a

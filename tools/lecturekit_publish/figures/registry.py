@@ -23,7 +23,7 @@ widget outputs (0 = the first). The course website renders every setting to a fr
 lecture's page plays without a kernel (``lecturekit_publish``, in tools/).
 
 Figure functions never train: figures that need a trained model load the shipped
-checkpoints in data/. The registry is filled by importing ``lecturekit.figures``.
+checkpoints in data/. The registry is filled by importing ``lecturekit_publish.figures``.
 """
 
 from __future__ import annotations

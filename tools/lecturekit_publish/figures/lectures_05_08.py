@@ -16,12 +16,12 @@ from matplotlib.figure import Figure
 
 from lecturekit.decoding import beam_search
 from lecturekit.experiments.examples import pie_example
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.masking import causal_mask, key_padding_mask, padding_mask
 from lecturekit.positional import frequencies, sinusoidal_encoding
 from lecturekit.viz.bert import head_view_figure, plot_input_embeddings, plot_masking
 from lecturekit.viz.plots import plot_heatmap, plot_lines, plot_mask
 from lecturekit.viz.trees import plot_beam_tree
+from lecturekit_publish.figures.registry import register, register_widget
 
 _SLIDE_PAIR = ("my dog is cute", "he likes playing")
 

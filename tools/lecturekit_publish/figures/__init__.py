@@ -2,7 +2,7 @@
 
 Public API::
 
-    from lecturekit import figures
+    from lecturekit_publish import figures
     figures.names()                         # all registered figure names, in lecture order
     figures.spec(name).description          # one line; .lecture, .func
     fig = figures.build(name, theme="dark") # a matplotlib Figure, seeded, slide fonts
@@ -10,7 +10,8 @@ Public API::
     figures.widget_names("03")              # the notebooks' widgets rebuilt (the website's frames)
     widget, grid = figures.widget_spec(name).func()
 
-Command line: ``python -m lecturekit.figures list`` / ``build`` (see ``lecturekit.figures.cli``).
+Command line: ``python -m lecturekit_publish.figures list`` / ``build`` (see
+``lecturekit_publish.figures.cli``).
 
 Modules:
 
@@ -22,7 +23,7 @@ Modules:
   ``lecture_15``: each lecture's figures and widgets, registered on import.
 """
 
-from lecturekit.figures import (  # noqa: F401  (importing registers the figures)
+from lecturekit_publish.figures import (  # noqa: F401  (importing registers the figures)
     lecture_00,
     lecture_09,
     lecture_09a,
@@ -36,7 +37,7 @@ from lecturekit.figures import (  # noqa: F401  (importing registers the figures
     lectures_01_04,
     lectures_05_08,
 )
-from lecturekit.figures.registry import (
+from lecturekit_publish.figures.registry import (
     FORMATS,
     FigureSpec,
     WidgetSpec,

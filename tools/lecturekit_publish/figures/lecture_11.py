@@ -16,13 +16,13 @@ from matplotlib.figure import Figure
 
 from lecturekit.efficient.cost import VARIANTS, attention_cost
 from lecturekit.efficient.xl import MemoryAttentionLayer, dependency_matrix
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.efficient import (
     lsh_panel_example,
     plot_cost_curves,
     plot_dependency,
     plot_lsh_panels,
 )
+from lecturekit_publish.figures.registry import register, register_widget
 
 _COST_NS = (128, 256, 512, 1024)  # notebook 11's exact counts
 _XL = {"layers": 3, "segment_len": 4, "segments": 5, "d_model": 16, "heads": 2}

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.generation import (
     family_masks_figure,
     plot_icl_curve,
     sampling_distributions_figure,
 )
+from lecturekit_publish.figures.registry import register, register_widget
 
 SAMPLING_PROMPT = "my"  # the prompt whose next-token distribution the slide shows
 

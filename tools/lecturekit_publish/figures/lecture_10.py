@@ -14,14 +14,14 @@ from functools import cache
 import torch
 from matplotlib.figure import Figure
 
-from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.transformer import (
     plot_alignment,
     plot_architecture,
     plot_label_smoothing,
     plot_length_accuracy,
 )
+from lecturekit_publish.figures.helpers import at_least
+from lecturekit_publish.figures.registry import register, register_widget
 
 ALIGNMENT_SENTENCE = 306  # notebook 01's 23-word test sentence with four mirrored adjective pairs
 

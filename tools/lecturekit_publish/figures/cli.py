@@ -1,7 +1,7 @@
 """Command line: list and build the slide figures.
 
-    python -m lecturekit.figures list [--lecture NN]
-    python -m lecturekit.figures build [NAME ...] [--lecture NN ...] [--out DIR]
+    python -m lecturekit_publish.figures list [--lecture NN]
+    python -m lecturekit_publish.figures build [NAME ...] [--lecture NN ...] [--out DIR]
                                        [--format png,svg,pdf] [--theme light|dark] [--dpi N]
                                        [--jobs N]
 
@@ -30,7 +30,7 @@ __all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m lecturekit.figures",
+        prog="python -m lecturekit_publish.figures",
         description="List or build the lecture slide figures (deterministic, light or dark).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
@@ -65,7 +65,7 @@ def _build_some(
 
     import matplotlib.pyplot as plt
 
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     for name in names:
         try:
@@ -80,7 +80,7 @@ def _build_some(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from lecturekit import figures
+    from lecturekit_publish import figures
 
     parser = _parser()
     args = parser.parse_args(argv)
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             figures.spec(name)
         except ValueError as err:
-            parser.error(f"{err} (see: python -m lecturekit.figures list)")
+            parser.error(f"{err} (see: python -m lecturekit_publish.figures list)")
     try:  # made and checked now, not after the first figure was drawn
         out = check_writable_dir("--out", args.out)
     except ValueError as err:

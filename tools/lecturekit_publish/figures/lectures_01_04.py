@@ -33,11 +33,11 @@ from lecturekit.experiments.measurements import (
     softmax_saturation,
 )
 from lecturekit.experiments.translation import exact_match_by_length
-from lecturekit.figures.helpers import MIN_FONT, at_least, one_thread, plain_ticks
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.plots import plot_attention, plot_heads, plot_lines
 from lecturekit.viz.scoring import plot_scores
 from lecturekit.viz.style import ACCENT, GUIDE, palette
+from lecturekit_publish.figures.helpers import MIN_FONT, at_least, one_thread, plain_ticks
+from lecturekit_publish.figures.registry import register, register_widget
 
 _ATTENTION = "dot"  # notebook 01's attention model
 _ALIGNMENT_SENTENCE = 306  # a 23-word test sentence with four mirrored adjective pairs

@@ -18,9 +18,9 @@ from functools import cache
 import torch
 from matplotlib.figure import Figure
 
-from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.captioning import plot_localisation, plot_mass_by_word, plot_word_maps
+from lecturekit_publish.figures.helpers import at_least
+from lecturekit_publish.figures.registry import register, register_widget
 
 SCENE = 2  # notebook 09a's example: held-out scene 2, "a 2 left of a 4"
 HARD_SEED = 0

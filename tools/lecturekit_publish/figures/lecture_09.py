@@ -20,14 +20,14 @@ from functools import cache
 import torch
 from matplotlib.figure import Figure
 
-from lecturekit.figures.helpers import at_least
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.vit import (
     attention_overview,
     plot_patch_grid,
     plot_patch_sequence,
     plot_position_similarity,
 )
+from lecturekit_publish.figures.helpers import at_least
+from lecturekit_publish.figures.registry import register, register_widget
 
 _DIGIT = 12  # notebook 09's example: a test "0"
 _ATTENTION_DIGITS = (1, 3, 5)  # a 9, a 4 and a 7 of the test set, as in notebook 09 section 7

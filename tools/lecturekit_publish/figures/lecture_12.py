@@ -5,8 +5,8 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from lecturekit.bpe import SLIDES_DICTIONARY, BPETokenizer, learn_bpe, split_word
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.viz.tokenization import plot_merge_table, plot_segmentations
+from lecturekit_publish.figures.registry import register, register_widget
 
 VOCAB_SIZE = 450  # as lecture 08's WordPiece vocabulary
 _WORDS = ("playing", "flightless", "doghouse", "unhappy", "zebra")

@@ -20,12 +20,12 @@ from lecturekit.efficient.conv_attention import ConvSelfAttention, MemoryCompres
 from lecturekit.efficient.cost import variant_cost
 from lecturekit.efficient.logsparse import logsparse_attention, logsparse_mask, reachable
 from lecturekit.experiments.variants import depth_table
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.masking import causal_mask
 from lecturekit.shipped import load_shipped
 from lecturekit.viz.efficient import plot_cost_curves
 from lecturekit.viz.plots import plot_mask
 from lecturekit.viz.variants import plot_depth_table
+from lecturekit_publish.figures.registry import register, register_widget
 
 COST_NS = (128, 256, 512, 1024, 2048)
 STRIDES = (1, 2, 4, 8)

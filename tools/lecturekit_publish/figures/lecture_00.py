@@ -32,8 +32,6 @@ from lecturekit.experiments.word_vectors import (
     sense_occurrences,
     sense_separation,
 )
-from lecturekit.figures.helpers import at_least, one_thread
-from lecturekit.figures.registry import register, register_widget
 from lecturekit.shipped import load_shipped, load_tokenizer
 from lecturekit.viz.recurrence import (
     plot_gradient_vs_distance,
@@ -41,6 +39,8 @@ from lecturekit.viz.recurrence import (
     plot_recurrence_table,
 )
 from lecturekit.viz.word_vectors import plot_sense_separation
+from lecturekit_publish.figures.helpers import at_least, one_thread
+from lecturekit_publish.figures.registry import register, register_widget
 
 
 def _axes() -> Axes:

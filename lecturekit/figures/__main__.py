@@ -1,5 +1,0 @@
-import sys
-
-from lecturekit.figures.cli import main
-
-sys.exit(main())
