@@ -6,8 +6,9 @@ The building blocks a lecture derives live at this level (``attention``, ``maski
 other roles have a subpackage each, and ``verify`` is the command that checks lecturekit against
 torch and Hugging Face. Imports run one way, from a role to the roles listed before it:
 ``utils`` (helpers all share), the building blocks, ``models``, ``efficient``, ``experiments``,
-``shipped``, ``viz``, ``figures`` and ``exercises``. The package map (docs/package.md) lists
-every module; docs/design.md says how the code is written.
+``shipped``, ``viz`` and ``exercises``. The package map (docs/package.md) lists every module;
+docs/design.md says how the code is written. The slide figures and the website and slide
+builders are instructors' tools, outside the package (``tools/lecturekit_publish``).
 
 Importing lecturekit makes Hugging Face libraries work offline (the notebooks load only what
 ships in data/ or what they build themselves): HF_HUB_OFFLINE, TRANSFORMERS_OFFLINE and

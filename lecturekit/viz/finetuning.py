@@ -18,7 +18,7 @@ Public API::
     examples = finetuning_examples(tasks)    # one test example per task (the notebook's)
     inputs = finetuning_inputs(examples)     # task -> (first text, second text)
     finetuning_widget_grid(inputs, extra=())  # control name -> values a static page offers
-    format_examples(tasks)                   # the four input formats of one example per task
+    format_examples()                        # the four input formats, one test example per task
     SCORE_NAMES                              # task -> the score its learning curve plots
 
 Lecture 13; Devlin et al. 2019 figure 4 (the four fine-tuning formats).
