@@ -335,7 +335,7 @@ class ScaledDotScore(Score):
 
     @contract(query="... Tq D>0", keys="... Tk D")
     def forward(self, query: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
-        return query @ keys.transpose(-2, -1) / math.sqrt(query.shape[-1])
+        return query @ keys.transpose(-2, -1) / math.sqrt(query.shape[-1])  # -> (..., Tq, Tk)
 
 
 class GeneralScore(Score):

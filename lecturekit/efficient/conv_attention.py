@@ -73,7 +73,7 @@ class MemoryCompressedAttention(nn.Module):
         """x (B, n, D) -> (B, m, D) through ``conv_k`` (which="k") or ``conv_v``."""
         conv = self.conv_k if which == "k" else self.conv_v
         # (B, n, D) -> (B, D, n) -> (B, D, m) -> (B, m, D)
-        return conv(x.transpose(1, 2)).transpose(1, 2)
+        return conv(x.transpose(1, 2)).transpose(1, 2)  # (B, T, D) -> (B, D, T) -> (B, T, D)
 
     @contract(q="B Tq d_model", k="B n d_model", v="B n d_model")
     def forward(
@@ -116,7 +116,7 @@ class ConvSelfAttention(nn.Module):
         """x (B, n, D) -> q, k (B, n, D): causal convolutions, position i sees i − k + 1 .. i."""
         h = F.pad(x.transpose(1, 2), (self.kernel - 1, 0))  # (B, n, D) -> (B, D, k - 1 + n)
         q = self.conv_q(h).transpose(1, 2)  # -> (B, D, n) -> (B, n, D)
-        return q, self.conv_k(h).transpose(1, 2)
+        return q, self.conv_k(h).transpose(1, 2)  # -> (B, D, n) -> (B, n, D)
 
     @contract(x="B n d_model")
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -197,7 +197,7 @@ def reverse_padded(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     T = x.shape[1]
     t = torch.arange(T)[None, :]  # (1, T)
     index = torch.where(t < lengths[:, None], lengths[:, None] - 1 - t, t)  # (B, T)
-    index = index.view(*index.shape, *([1] * (x.ndim - 2))).expand_as(x)
+    index = index.view(*index.shape, *([1] * (x.ndim - 2))).expand_as(x)  # (B, T) -> (B, T, 1...)
     return x.gather(1, index)
 
 
