@@ -22,6 +22,13 @@ Public API::
     RIGHT_CONTEXT_FAMILIES                           # family name -> {answer: right context}
     MALE_NAMES, FEMALE_NAMES, PETS, BIRDS            # the world's names, pets and birds
 
+How lecture 14's GPT reads the corpus: ``[CLS] s1 [SEP] s2 [SEP] ... sN [SEP] [CLS]``, one
+token (here [CLS]) starting and ending a text as GPT-2's ``<|endoftext|>`` does::
+
+    END_OF_TEXT, SENTENCE_END        # the ids of [CLS] and [SEP]
+    ids = story_ids(document, tokenizer)             # one document in that format
+    batch = story_batch(documents, tokenizer)        # {"input_ids": (B, T)}, padded with [PAD]
+
 The grammar of the world, exact (lecture 14 asks whether a GPT's samples obey it)::
 
     all_documents(script=None)   # frozenset of EVERY document (tuple of sentences) a script can
@@ -42,7 +49,9 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from lecturekit.tokenization import WordPieceTokenizer
+import torch
+
+from lecturekit.tokenization import CLS_ID, PAD_ID, SEP_ID, WordPieceTokenizer
 from lecturekit.utils.checks import (
     check_bool,
     check_choice,
@@ -54,6 +63,10 @@ from lecturekit.utils.checks import (
 )
 
 __all__ = [
+    "END_OF_TEXT",
+    "SENTENCE_END",
+    "story_ids",
+    "story_batch",
     "SCRIPTS",
     "MALE_NAMES",
     "FEMALE_NAMES",
@@ -582,3 +595,36 @@ def is_valid_prefix(sentences: Sequence[str], *, partial_last: bool = False) -> 
         return False
     words = last.split()
     return any(s.split()[: len(words)] == words for s in nexts)
+
+
+# ----------------------------------------------------------- the story GPT's format (lecture 14)
+END_OF_TEXT = CLS_ID  # starts and ends a text, like GPT-2's <|endoftext|>
+SENTENCE_END = SEP_ID
+
+
+def story_ids(document: Sequence[str], tokenizer: WordPieceTokenizer) -> list[int]:
+    """``[CLS] s1 [SEP] ... sN [SEP] [CLS]``: one document as the GPT is trained on it.
+
+    Lecture 14 (GPT-2's ``<|endoftext|>`` convention).
+    """
+    sentences = check_strings("document", document)
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    ids = [END_OF_TEXT]
+    for sentence in sentences:
+        ids += [*tokenizer.encode(sentence), SENTENCE_END]
+    return [*ids, END_OF_TEXT]
+
+
+def story_batch(documents: Sequence[Sequence[str]], tokenizer: WordPieceTokenizer) -> dict:
+    """``{"input_ids": (B, T)}``: each document as ``story_ids`` writes it, padded at the end
+    with [PAD] (a causal model never attends to later padding, so no mask is needed).
+
+    Lecture 14.
+    """
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
+    if not isinstance(documents, Sequence) or not documents:
+        raise ValueError("documents must be a non-empty list of documents (lists of str)")
+    rows = [story_ids(check_strings(f"documents[{i}]", d), tokenizer)
+            for i, d in enumerate(documents)]  # fmt: skip
+    T = max(map(len, rows))
+    return {"input_ids": torch.tensor([r + [PAD_ID] * (T - len(r)) for r in rows])}

@@ -96,7 +96,8 @@ def _reference(model: object, ids: torch.Tensor, min_p: float, seed: int, eos_id
     ),
 )
 def _min_p(answer: object, *, model: object) -> str:
-    from lecturekit.experiments.generation import END_OF_TEXT, prompt_ids
+    from lecturekit.datasets.stories import END_OF_TEXT
+    from lecturekit.experiments.generation import prompt_ids
     from lecturekit.shipped import load_tokenizer
 
     if not callable(model):

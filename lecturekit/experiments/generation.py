@@ -2,13 +2,13 @@
 vs quality), the KV cache's speed-up, in-context learning accuracy, and the three families on
 the right-context blanks.
 
-The story GPT reads a document as ``[CLS] s1 [SEP] s2 [SEP] ... sN [SEP] [CLS]``: one token
-(here [CLS]) both starts and ends a text, as GPT-2's ``<|endoftext|>`` does, and [SEP] ends a
-sentence. So a sample is finished when the model writes [CLS] again.
+The story GPT reads a document as ``[CLS] s1 [SEP] s2 [SEP] ... sN [SEP] [CLS]``
+(``lecturekit.datasets.stories.story_ids``): one token (here [CLS]) both starts and ends a
+text, as GPT-2's ``<|endoftext|>`` does, and [SEP] ends a sentence. So a sample is finished
+when the model writes [CLS] again.
 
 Public API::
 
-    ids = story_ids(document, tokenizer)          # the training format of one document
     ids = prompt_ids("my dog", tokenizer)          # [CLS] my dog: a prompt in that format
     story = read_story(ids, tokenizer)             # Story(sentences, fragment, finished)
     story_is_valid(story)                          # every sentence, and the story, grammatical
@@ -34,13 +34,15 @@ import torch.nn.functional as F
 
 from lecturekit.datasets.icl import IclExample
 from lecturekit.datasets.stories import (
+    END_OF_TEXT,
+    SENTENCE_END,
     Blank,
     is_valid_document,
     is_valid_prefix,
 )
 from lecturekit.generation import Strategy, generate
 from lecturekit.models.gpt import GPT
-from lecturekit.tokenization import CLS_ID, SEP_ID, WordPieceTokenizer
+from lecturekit.tokenization import WordPieceTokenizer
 from lecturekit.utils.checks import (
     check_instance,
     check_positive_int,
@@ -51,11 +53,8 @@ from lecturekit.utils.checks import (
 )
 
 __all__ = [
-    "END_OF_TEXT",
-    "SENTENCE_END",
     "STRATEGIES",
     "Story",
-    "story_ids",
     "prompt_ids",
     "read_story",
     "story_is_valid",
@@ -69,9 +68,6 @@ __all__ = [
     "icl_predictions",
     "gpt_blank_predictions",
 ]
-
-END_OF_TEXT = CLS_ID  # starts and ends a text, like GPT-2's <|endoftext|>
-SENTENCE_END = SEP_ID
 
 # the strategies lecture 14 compares, in the order its table and figure show them
 STRATEGIES: dict[str, Strategy] = {
@@ -97,19 +93,6 @@ class Story:
 
 def _check_tokenizer(tokenizer: object) -> WordPieceTokenizer:
     return check_instance("tokenizer", tokenizer, WordPieceTokenizer)
-
-
-def story_ids(document: Sequence[str], tokenizer: WordPieceTokenizer) -> list[int]:
-    """``[CLS] s1 [SEP] ... sN [SEP] [CLS]``: one document as the GPT is trained on it.
-
-    Lecture 14 (GPT-2's ``<|endoftext|>`` convention).
-    """
-    sentences = check_strings("document", document)
-    _check_tokenizer(tokenizer)
-    ids = [END_OF_TEXT]
-    for sentence in sentences:
-        ids += [*tokenizer.encode(sentence), SENTENCE_END]
-    return [*ids, END_OF_TEXT]
 
 
 def prompt_ids(text: str, tokenizer: WordPieceTokenizer) -> list[int]:

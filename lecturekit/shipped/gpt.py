@@ -9,7 +9,6 @@ Public API::
     gpt, history = train_story_gpt(epochs=...)      # next-token loss on the story corpus
     #   batch_size=B: another batch size; max_steps=N: only the first N optimizer steps
     icl, history = train_icl_gpt(steps=...)         # loss on the answers of ICL prompts
-    batch = story_batch(documents, tokenizer)        # input_ids (B, T), padded with [PAD]
     lm_loss(model, batch)                            # next-token cross-entropy, padding ignored
     curve = icl_curve()          # the shipped ICL model's accuracy vs in-prompt examples
     emergence = icl_emergence()  # its accuracy after every 500 training steps
@@ -43,19 +42,18 @@ from lecturekit.datasets.icl import (
     repetition_batch,
     training_batch,
 )
-from lecturekit.datasets.stories import CORPUS, PretrainingData, default_data
-from lecturekit.experiments.generation import icl_accuracy, prompt_ids, story_ids
+from lecturekit.datasets.stories import CORPUS, PretrainingData, default_data, story_batch
+from lecturekit.experiments.generation import icl_accuracy, prompt_ids
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.positional import sinusoidal_encoding
 from lecturekit.shipped.cli import parse_args
 from lecturekit.shipped.store import load_shipped, load_tokenizer, save_shipped, shipped_info
-from lecturekit.tokenization import PAD_ID, WordPieceTokenizer
+from lecturekit.tokenization import PAD_ID
 from lecturekit.training import History, fit
 from lecturekit.utils.checks import (
     check_instance,
     check_positive_int,
     check_seed,
-    check_strings,
 )
 
 __all__ = [
@@ -63,7 +61,6 @@ __all__ = [
     "STORY_TRAINING",
     "ICL_TRAINING",
     "ICL_SHOTS",
-    "story_batch",
     "lm_loss",
     "icl_loss",
     "train_story_gpt",
@@ -90,18 +87,6 @@ ICL_SHOTS = (0, 1, 2, 4, 8)  # the in-prompt examples of the curve
 # test prompts per number of examples; "watch": the 8-example test prompts scored after every
 # epoch of training (the emergence curve)
 ICL_EVAL = {"n": 1000, "seed": 1, "watch": 300}
-
-
-def story_batch(documents: Sequence[Sequence[str]], tokenizer: WordPieceTokenizer) -> dict:
-    """``{"input_ids": (B, T)}``: each document as ``story_ids`` writes it, padded at the end
-    with [PAD] (a causal model never attends to later padding, so no mask is needed)."""
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer)
-    if not isinstance(documents, Sequence) or not documents:
-        raise ValueError("documents must be a non-empty list of documents (lists of str)")
-    rows = [story_ids(check_strings(f"documents[{i}]", d), tokenizer)
-            for i, d in enumerate(documents)]  # fmt: skip
-    T = max(map(len, rows))
-    return {"input_ids": torch.tensor([r + [PAD_ID] * (T - len(r)) for r in rows])}
 
 
 def lm_loss(model: GPT, batch: dict[str, torch.Tensor]) -> torch.Tensor:

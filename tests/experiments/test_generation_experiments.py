@@ -10,13 +10,19 @@ import torch
 import torch.nn.functional as F
 
 from lecturekit.datasets.icl import IclConfig, eval_set, make_icl_data
-from lecturekit.datasets.stories import make_corpus, right_context_blanks
+from lecturekit.datasets.stories import (
+    END_OF_TEXT,
+    SENTENCE_END,
+    make_corpus,
+    right_context_blanks,
+    story_ids,
+)
 from lecturekit.experiments import generation as eg
 from lecturekit.generation import Strategy
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.tokenization import CLS_ID, SEP_ID
 
-END = eg.END_OF_TEXT
+END = END_OF_TEXT
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
@@ -30,21 +36,21 @@ def docs():
 
 
 def test_story_ids_layout(tok, docs):
-    assert eg.END_OF_TEXT == CLS_ID and eg.SENTENCE_END == SEP_ID
+    assert END_OF_TEXT == CLS_ID and SENTENCE_END == SEP_ID
     for doc in docs[:5]:
         want = [CLS_ID]
         for sentence in doc:
             want += [*tok.encode(sentence), SEP_ID]
-        assert eg.story_ids(doc, tok) == [*want, CLS_ID]
+        assert story_ids(doc, tok) == [*want, CLS_ID]
     with pytest.raises(ValueError, match="document"):
-        eg.story_ids("my dog is cute", tok)
+        story_ids("my dog is cute", tok)
     with pytest.raises(ValueError, match="tokenizer"):
-        eg.story_ids(docs[0], "tok")
+        story_ids(docs[0], "tok")
 
 
 def test_read_story_inverts_story_ids(tok, docs):
     for doc in docs:
-        ids = eg.story_ids(doc, tok)
+        ids = story_ids(doc, tok)
         assert eg.read_story(ids, tok) == eg.Story(tuple(doc), "", True)
         assert eg.read_story(torch.tensor(ids), tok) == eg.Story(tuple(doc), "", True)
 
@@ -55,7 +61,7 @@ def test_read_story_of_a_cut_off_sample_and_after_the_end(tok, docs):
     story = eg.read_story(cut, tok)
     assert story == eg.Story((doc[0],), " ".join(doc[1].split()[:2]), False)
     # a new story after the second end-of-text token is ignored
-    two = eg.story_ids(docs[0], tok) + eg.story_ids(docs[1], tok)[1:]
+    two = story_ids(docs[0], tok) + story_ids(docs[1], tok)[1:]
     assert eg.read_story(two, tok) == eg.Story(tuple(docs[0]), "", True)
     assert eg.read_story([CLS_ID], tok) == eg.Story((), "", False)
 
@@ -76,7 +82,7 @@ def test_prompt_ids(tok):
 
 def test_corpus_documents_and_their_prefixes_are_valid(tok, docs):
     for doc in docs:
-        assert eg.story_is_valid(eg.read_story(eg.story_ids(doc, tok), tok))
+        assert eg.story_is_valid(eg.read_story(story_ids(doc, tok), tok))
         for i in range(len(doc) + 1):  # cut after a sentence, by the length limit
             assert eg.story_is_valid(eg.Story(tuple(doc[:i]), "", False))
     doc = docs[0]

@@ -6,8 +6,14 @@ import torch
 import torch.nn.functional as F
 
 from lecturekit.datasets.icl import IclConfig, collate, eval_set, make_icl_data, oracle_accuracy
-from lecturekit.datasets.stories import PretrainingData, default_data, make_corpus
-from lecturekit.experiments.generation import read_story, sample, story_ids, story_is_valid
+from lecturekit.datasets.stories import (
+    PretrainingData,
+    default_data,
+    make_corpus,
+    story_batch,
+    story_ids,
+)
+from lecturekit.experiments.generation import read_story, sample, story_is_valid
 from lecturekit.generation import Strategy
 from lecturekit.models.gpt import GPT, GPTConfig
 from lecturekit.shipped import gpt as sg
@@ -29,24 +35,24 @@ def icl_data():
 
 def test_story_batch_pads_at_the_end(tok):
     docs = make_corpus(4, seed=3)
-    ids = sg.story_batch(docs, tok)["input_ids"]
+    ids = story_batch(docs, tok)["input_ids"]
     rows = [story_ids(d, tok) for d in docs]
     assert ids.shape == (4, max(map(len, rows))) and ids.dtype == torch.long
     for row, want in zip(ids.tolist(), rows, strict=True):
         assert row == want + [PAD_ID] * (len(row) - len(want))
     assert min(map(len, rows)) < ids.shape[1]  # some row is padded
     with pytest.raises(ValueError, match="documents must be a non-empty list"):
-        sg.story_batch([], tok)
+        story_batch([], tok)
     with pytest.raises(ValueError, match=r"documents\[1\]"):
-        sg.story_batch([docs[0], "my dog is cute"], tok)
+        story_batch([docs[0], "my dog is cute"], tok)
     with pytest.raises(ValueError, match="tokenizer"):
-        sg.story_batch(docs, None)
+        story_batch(docs, None)
 
 
 @torch.no_grad()
 def test_lm_loss_ignores_padding(gpt, tok):
     docs = make_corpus(3, seed=5)
-    loss = sg.lm_loss(gpt, sg.story_batch(docs, tok))
+    loss = sg.lm_loss(gpt, story_batch(docs, tok))
     total, count = 0.0, 0
     for doc in docs:  # each row alone, unpadded, weighted by its number of predicted tokens
         ids = torch.tensor([story_ids(doc, tok)])

@@ -82,7 +82,7 @@ WIDGET_PROMPTS = ("my dog", "my", "penguins are")
     description="the tiny GPT continues a prompt: greedy, beam or sampling (T, top-k, top-p)",
 )
 def gpt_generation_rebuilt():
-    from lecturekit.experiments.generation import END_OF_TEXT
+    from lecturekit.datasets.stories import END_OF_TEXT
     from lecturekit.shipped import load_shipped, load_tokenizer
     from lecturekit.viz.generation import generation_widget, generation_widget_grid
 
