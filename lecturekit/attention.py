@@ -173,10 +173,21 @@ class KVCache:
     def update(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append k, v (B, H, T_new, Dh); return all the keys and values (B, H, T + T_new, Dh)."""
         if self.keys is not None:
+            self.check_fits(k)
             k = torch.cat([self.keys, k], dim=2)  # (B, H, T, Dh) + (B, H, T_new, Dh)
             v = torch.cat([self.values, v], dim=2)
         self.keys, self.values = k, v
         return k, v
+
+    def check_fits(self, k: torch.Tensor) -> None:
+        """Raise ValueError unless keys k (B, H, T, Dh) have this cache's batch, heads, head
+        size and dtype (B of 1 also fits a static cache: one memory for every hypothesis)."""
+        (B, H, _, Dh), (b, h, _, dh) = self.keys.shape, k.shape
+        batch_fits = b == B or (self.static and B == 1)
+        if (h, dh) != (H, Dh) or not batch_fits or k.dtype != self.keys.dtype:
+            raise ValueError(f"cache holds keys (B={B}, H={H}, T, Dh={Dh}) of {self.keys.dtype}, "
+                             f"the attention's are {tuple(k.shape)} of {k.dtype}: a cache serves "
+                             "one attention layer and one batch")  # fmt: skip
 
 
 class MultiHeadAttention(nn.Module):
@@ -221,7 +232,11 @@ class MultiHeadAttention(nn.Module):
         """
         q = self.project_queries(query)  # (B, Tq, D) -> (B, H, Tq, Dh)
         if cache is not None and cache.static and cache.keys is not None:
+            cache.check_fits(q)
             return self.attend(q, cache.keys, cache.values, mask)
+        if key is None or value is None:
+            raise ValueError("key and value must be (B, Tk, D) tensors, got None (only a filled "
+                             "static cache may stand in for them)")  # fmt: skip
         k, v = self.project_keys_values(key, value)  # (B, Tk, D) -> (B, H, Tk, Dh) each
         if cache is not None:
             k, v = cache.update(k, v)  # -> (B, H, T_past + Tk, Dh) each

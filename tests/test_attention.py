@@ -14,6 +14,7 @@ from lecturekit.attention import (
     CosineScore,
     DotScore,
     GeneralScore,
+    KVCache,
     LinearAdditiveScore,
     LocationScore,
     MLPScore,
@@ -463,3 +464,61 @@ def test_multi_head_attention_reads_in_one_screenful():
 
     lines = inspect.getsource(MultiHeadAttention).splitlines()
     assert len(lines) <= 90, f"MultiHeadAttention is {len(lines)} lines"
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda m, x: m(x, None, None), r"key and value must be \(B, Tk, D\) tensors, got None"),
+        (
+            lambda m, x: m(
+                x, x, x, cache=KVCache(torch.zeros(3, 2, 1, 4), torch.zeros(3, 2, 1, 4))
+            ),
+            r"cache holds keys \(B=3, H=2, T, Dh=4\) .* the attention's are \(2, 2, 3, 4\)",
+        ),
+        (
+            lambda m, x: m(
+                x, x, x, cache=KVCache(torch.zeros(2, 4, 1, 2), torch.zeros(2, 4, 1, 2))
+            ),
+            r"cache holds keys \(B=2, H=4, T, Dh=2\)",
+        ),
+        (
+            lambda m, x: m(
+                x,
+                None,
+                None,
+                cache=KVCache(torch.zeros(2, 4, 5, 2), torch.zeros(2, 4, 5, 2), static=True),
+            ),
+            r"cache holds keys \(B=2, H=4, T, Dh=2\)",
+        ),
+        (
+            lambda m, x: m(
+                x,
+                x,
+                x,
+                cache=KVCache(torch.zeros(2, 2, 1, 4).double(), torch.zeros(2, 2, 1, 4).double()),
+            ),
+            r"of torch.float64, the attention's are \(2, 2, 3, 4\) of torch.float32",
+        ),
+    ],
+)
+def test_a_cache_that_does_not_fit_gets_a_clear_error(call, match):
+    with pytest.raises(ValueError, match=match):
+        call(MultiHeadAttention(8, 2), torch.randn(2, 3, 8))
+
+
+def test_a_cache_gives_the_full_forward_step_by_step_and_a_static_one_broadcasts():
+    torch.manual_seed(0)
+    mha, x, memory = MultiHeadAttention(8, 2).eval(), torch.randn(2, 5, 8), torch.randn(1, 4, 8)
+    causal = torch.ones(5, 5, dtype=torch.bool).tril()
+    full, _ = mha(x, x, x, causal)
+    cache = KVCache()
+    steps = [
+        mha(x[:, t : t + 1], x[:, t : t + 1], x[:, t : t + 1], cache=cache)[0] for t in range(5)
+    ]
+    torch.testing.assert_close(torch.cat(steps, dim=1), full, atol=1e-6, rtol=0)
+    static = KVCache(*mha.project_keys_values(memory, memory), static=True)  # batch 1 for 2
+    torch.testing.assert_close(
+        mha(x, None, None, cache=static)[0],
+        mha(x, memory.expand(2, -1, -1), memory.expand(2, -1, -1))[0],
+    )
