@@ -5,6 +5,7 @@ any work starts (one ``error:`` line naming the option, exit status 2, within a 
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import time
@@ -152,8 +153,6 @@ def test_a_cli_checks_its_output_folder_first(
                          ids=[r[0] for r in CLI_ROWS])  # fmt: skip
 def test_a_cli_accepts_a_new_output_folder(no_builds, tmp_path, what, main, argv, option):
     out = tmp_path / "new" / "folder"
-    try:
+    with contextlib.suppress(_Started):  # the stubbed build started: the checks passed
         main(_argv(argv, out))
-    except _Started:
-        pass
     assert out.is_dir()

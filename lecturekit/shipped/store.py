@@ -32,8 +32,9 @@ One metadata layout for every checkpoint (safetensors metadata, strings):
 The tensors are the model's ``state_dict()``. Loading refuses a file whose hash differs from
 the MANIFEST, or that the MANIFEST does not list, or that holds another class than the shipped
 model of its name (``SHIPPED_CLASSES``: e.g. bert_tiny's weights saved as gpt_tiny.safetensors,
-in any data_dir), with a ValueError that says how to regenerate it; an unknown name gets the shipped names and the close matches of a typo; a malformed
-MANIFEST line (e.g. a merge-conflict marker) is named by file and line number. Nothing is ever
+in any data_dir), with a ValueError that says how to regenerate it; an unknown name gets the
+shipped names and the close matches of a typo; a malformed MANIFEST line (e.g. a merge-conflict
+marker) is named by file and line number. Nothing is ever
 downloaded. The modules next to this one train, save and evaluate each shipped model
 (``python -m lecturekit.shipped.<module>`` regenerates them).
 
