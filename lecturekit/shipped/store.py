@@ -34,9 +34,9 @@ the MANIFEST, or that the MANIFEST does not list, or that holds another class th
 model of its name (``SHIPPED_CLASSES``: e.g. bert_tiny's weights saved as gpt_tiny.safetensors,
 in any data_dir), with a ValueError that says how to regenerate it; an unknown name gets the
 shipped names and the close matches of a typo; a malformed MANIFEST line (e.g. a merge-conflict
-marker) is named by file and line number. Nothing is ever
-downloaded. The modules next to this one train, save and evaluate each shipped model
-(``python -m lecturekit.shipped.<module>`` regenerates them).
+marker) is named by file and line number. Nothing is ever downloaded. The modules next to
+this one train, save and evaluate each shipped model (``python -m lecturekit.shipped.<module>``
+regenerates them).
 
 Lectures 01, 02, 07-10, 13 (the models they load).
 """
