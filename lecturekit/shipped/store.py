@@ -30,11 +30,13 @@ One metadata layout for every checkpoint (safetensors metadata, strings):
     "vocab"     JSON list of the tokenizer's vocabulary (only models that read WordPiece ids)
 
 The tensors are the model's ``state_dict()``. Loading refuses a file whose hash differs from
-the MANIFEST, or that the MANIFEST does not list, with a ValueError that says how to regenerate
-it; an unknown name gets the shipped names and the close matches of a typo; a malformed
-MANIFEST line (e.g. a merge-conflict marker) is named by file and line number. Nothing is ever
-downloaded. The modules next to this one train, save and evaluate each shipped model
-(``python -m lecturekit.shipped.<module>`` regenerates them).
+the MANIFEST, or that the MANIFEST does not list, or that holds another class than the shipped
+model of its name (``SHIPPED_CLASSES``: e.g. bert_tiny's weights saved as gpt_tiny.safetensors,
+in any data_dir), with a ValueError that says how to regenerate it; an unknown name gets the
+shipped names and the close matches of a typo; a malformed MANIFEST line (e.g. a merge-conflict
+marker) is named by file and line number. Nothing is ever downloaded. The modules next to
+this one train, save and evaluate each shipped model (``python -m lecturekit.shipped.<module>``
+regenerates them).
 
 Lectures 01, 02, 07-10, 13 (the models they load).
 """
@@ -76,6 +78,7 @@ __all__ = [
     "REPOSITORY_DATA_DIR",
     "FORMAT",
     "MODEL_CLASSES",
+    "SHIPPED_CLASSES",
     "ShippedInfo",
     "sha256_of",
     "read_manifest",
@@ -125,6 +128,24 @@ MODEL_CLASSES: dict[str, tuple[type[nn.Module], type]] = {
     "BertForQuestionAnswering": (BertForQuestionAnswering, BertTaskConfig),
     "Captioner": (Captioner, CaptionerConfig),
     "UniversalTransformer": (UniversalTransformer, UniversalConfig),
+}
+# each shipped name -> the class its checkpoint holds: a file saved under a shipped name must hold
+# that model, whatever data_dir it is in (the hash only says the file is the one the MANIFEST lists)
+SHIPPED_CLASSES: dict[str, str] = {
+    **dict.fromkeys(["seq2seq_none", "seq2seq_additive", "seq2seq_general"], "Seq2Seq"),
+    **dict.fromkeys(["seq2seq_dot", "seq2seq_bahdanau"], "Seq2Seq"),
+    **dict.fromkeys(["bert_tiny", "bert_tiny_sop"], "BertForPreTraining"),
+    **dict.fromkeys(["bert_tiny_topic", "bert_tiny_nli"], "BertForSequenceClassification"),
+    "bert_tiny_qa": "BertForQuestionAnswering",
+    "bert_tiny_tagging": "BertForTokenClassification",
+    "causal_lm_tiny": "CausalLM",
+    **dict.fromkeys(["gpt_tiny", "gpt_tiny_icl"], "GPT"),
+    **dict.fromkeys(["vit_digits", "vit_digits_moved"], "ViT"),
+    **dict.fromkeys(["captioner_scenes", "captioner_scenes_pooled"], "Captioner"),
+    "transformer_nmt": "Transformer",
+    "electra_tiny": "Electra",
+    "albert_tiny": "AlbertForPreTraining",
+    **dict.fromkeys(["ut_act_pointers", "ut_fixed_pointers"], "UniversalTransformer"),
 }
 
 
@@ -268,7 +289,22 @@ def _read(name: str, data_dir: Path | str, tensors: bool) -> tuple[dict, dict[st
         except (KeyError, ValueError):
             raise ValueError(f"checkpoint {path.name!r} has no valid {key!r} in its metadata "
                              f"(JSON, layout {FORMAT!r}); {regenerate}") from None  # fmt: skip
+    _check_class(name, meta["model"], path)
     return state, meta, path
+
+
+def _check_class(name: str, kind: str, path: Path) -> None:
+    """Refuse a checkpoint whose content is another model than its name says: shipped model
+    ``name`` is a SHIPPED_CLASSES[name], whatever file (and MANIFEST hash) is under its name."""
+    wanted = SHIPPED_CLASSES.get(name)
+    if wanted is None or kind == wanted:
+        return
+    alike = [n for n, k in SHIPPED_CLASSES.items() if k == kind]
+    like = f" (like {', '.join(alike)})" if alike else ""
+    raise ValueError(
+        f"checkpoint {str(path)!r} holds a {kind}{like}, but name={name!r} asks for a {wanted}: "
+        f"the file is another model's saved under that name; {_restore(path.parent)}"
+    )
 
 
 def shipped_info(name: str, data_dir: Path | str = DATA_DIR) -> ShippedInfo:
@@ -346,6 +382,10 @@ def save_shipped(
     except (TypeError, ValueError) as err:
         raise ValueError(f"training must be JSON-ready (numbers, strings, lists, dicts): {err}"
                          ) from None  # fmt: skip
+    if SHIPPED_CLASSES.get(name, kind) != kind:  # load_shipped(name) would refuse it
+        own = f"{name}_{kind.lower()}"
+        raise ValueError(f"name={name!r} is the name of a shipped {SHIPPED_CLASSES[name]}, and "
+                         f"model is a {kind}: give it a name of its own, e.g. {own!r}")  # fmt: skip
     if vocab is not None:
         vocab = check_strings("vocab", vocab)
     if data_dir is None:

@@ -8,7 +8,8 @@
 Run from a clone of the repository (``make site`` / ``make slides`` run vendor first; ``make
 serve-site`` / ``make serve-slides`` serve them on http://127.0.0.1:8000 / 8001).
 Errors are one-line messages with a non-zero exit code: 2 for a bad
-command line or a folder that is not a clone, 1 when fetching or building fails.
+command line, a folder that is not a clone, or an --out (vendor: --cache) that is a file or
+cannot be written to (checked before any work starts), 1 when fetching or building fails.
 """
 
 from __future__ import annotations
@@ -58,6 +59,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_out(parser: argparse.ArgumentParser, option: str, path: str) -> None:
+    """Exit with an ``error:`` line (status 2) unless ``path`` is a folder that can be made and
+    written to: checked before the build starts, not when it first writes there."""
+    from lecturekit.utils.checks import check_writable_dir
+
+    try:
+        check_writable_dir(option, path)
+    except ValueError as err:
+        parser.error(str(err))
+
+
 def _slides(args: argparse.Namespace, root: Path, out: Path) -> int:
     from lecturekit_publish.slides import build_slides
 
@@ -83,6 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "vendor":
         from lecturekit_publish import vendor
 
+        _check_out(parser, "--cache", args.cache)
         try:
             folders = vendor.fetch(args.cache)
         except (RuntimeError, OSError) as err:
@@ -99,13 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = Path(args.out)
     if out.resolve() in (root.resolve(), *root.resolve().parents) or out.resolve() == Path.home():
         parser.error(f"--out {args.out!r} would replace the clone or a folder above it")
+    _check_out(parser, "--out", args.out)  # now, not after a minute of building
     if args.command == "slides":
         return _slides(args, root, out)
     if args.command == "student-release":
         from lecturekit_publish.release import build_student_release
 
-        if out.exists() and not out.is_dir():
-            parser.error(f"--out {args.out!r} is a file: give a folder")
         try:
             written = build_student_release(root, out)
         except (ValueError, OSError) as err:
