@@ -461,8 +461,10 @@ def _logits_of(out: object, ids: torch.Tensor) -> torch.Tensor:
 
 
 _CAUSAL = "use lecturekit.models.gpt.GPT or lecturekit.models.causal_lm.CausalLM to generate"
-_ENCODER_DECODER = ("an encoder-decoder model: translate with its greedy_decode, or "
-                    "lecturekit.decoding.beam_search(model.step_function(src_ids), ...)")  # fmt: skip
+_ENCODER_DECODER = (
+    "an encoder-decoder model: translate with its greedy_decode, or "
+    "lecturekit.decoding.beam_search(model.step_function(src_ids), ...)"
+)
 _MASKED = f"a masked language model: it reads both sides of a position; {_CAUSAL}"
 # lecturekit's models that do not give next-token logits (module, class) -> what to use instead;
 # matched by name along the class's MRO (generation sits below models: it cannot import them)
