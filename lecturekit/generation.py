@@ -39,6 +39,12 @@ Key/value cache: if ``model.forward`` accepts ``cache=`` and ``use_cache=`` (lec
 otherwise (or with use_cache=False) the whole prefix is recomputed at every step. Both give the
 same tokens. Beam search always recomputes the prefix.
 
+Misuse: a model that is not a causal LM is refused with what to use instead (lecturekit's BERT,
+ALBERT and ELECTRA models, the BERT task heads, the encoder-decoders; a Hugging Face
+encoder-decoder or a model whose ``can_generate()`` is False, such as ``BertForMaskedLM``); any
+other callable is taken at its word. Logits no token can be chosen from (NaN, +inf, a row all
+-inf) raise a ValueError naming the step; -inf alone is a masked token and fine.
+
 Stopping: a row that produced ``eos_id`` is finished; its later positions are ``pad_id``
 (default: eos_id), and generation stops early once every row is finished, as Hugging Face does.
 
@@ -560,8 +566,10 @@ def generate(
     Args:
         model: anything exposing next-token logits: ``model(ids (B, t))`` returning logits
             (B, t, V), a tuple whose first element is such logits (``CausalLM``), or an output
-            with ``.logits`` (lecturekit's ``GPT``, Hugging Face models). Run in eval mode
-            under ``torch.no_grad`` (an ``nn.Module``'s modes are restored after).
+            with ``.logits`` (lecturekit's ``GPT``, Hugging Face causal LMs). Run in eval mode
+            under ``torch.no_grad`` (an ``nn.Module``'s modes are restored after). Models
+            that are not causal LMs (BERT's masked LM, task heads, encoder-decoders) are
+            refused; logits holding NaN or +inf, or a row all -inf, raise a ValueError.
         prompt_ids: (T,) or (B, T) token ids, T >= 1, every row real tokens (no padding); a
             list of ints works too. If the model's config has ``max_position``, T +
             max_new_tokens must fit in it.

@@ -203,7 +203,8 @@ CAUSAL = [  # the valid models around the fix: each still generates
 
 
 @pytest.mark.parametrize("make", [r[1] for r in CAUSAL], ids=[r[0] for r in CAUSAL])
-@pytest.mark.parametrize("strategy", ["greedy", "sample", Strategy.beam(2)], ids=str)
+@pytest.mark.parametrize("strategy", ["greedy", "sample", Strategy.beam(2)],
+                         ids=["greedy", "sample", "beam"])  # fmt: skip
 def test_causal_lms_still_generate(make, strategy):
     torch.manual_seed(0)
     out = generate(make(), [1, 2], 3, strategy, generator=torch.Generator().manual_seed(0))
