@@ -216,7 +216,21 @@ def _check_common(step: object, bos: object, eos: object, max_len: object) -> No
     check_positive_int("max_len", max_len)
 
 
-def _call_step(step: StepFn, prefixes: torch.Tensor, eos: int, V: int | None) -> torch.Tensor:
+def _check_log_probs(subject: str, log_probs: torch.Tensor, where: str = "") -> None:
+    """Refuse log-probs holding NaN or +inf (-inf is fine: a token of probability 0)."""
+    bad = torch.isnan(log_probs) | (log_probs == math.inf)
+    if bad.any():
+        row, token = (int(i) for i in bad.nonzero()[0])
+        raise ValueError(
+            f"{subject} NaN or +inf log-probs in row {row}{where} (token {token}: "
+            f"{float(log_probs[row, token])}); log-probs must be <= 0 or -inf: check the model "
+            "for overflow or a division by zero"
+        )
+
+
+def _call_step(
+    step: StepFn, prefixes: torch.Tensor, eos: int, V: int | None, t: int
+) -> torch.Tensor:
     """log_probs (N, V) = step(prefixes (N, t)), checked: shape, finite, rows normalised."""
     out = step(prefixes)
     if not isinstance(out, torch.Tensor) or not out.is_floating_point():
@@ -230,10 +244,13 @@ def _call_step(step: StepFn, prefixes: torch.Tensor, eos: int, V: int | None) ->
         )
     if eos >= out.shape[1]:
         raise ValueError(f"eos={eos} is not a token id: step returned V={out.shape[1]} log-probs")
-    bad = torch.isnan(out) | (out == math.inf)  # -inf is allowed: a token of probability 0
-    if bad.any():
-        row = int(bad.any(dim=1).nonzero()[0])
-        raise ValueError(f"step returned NaN or +inf log-probs in row {row}")
+    _check_log_probs("step returned", out, f" at step {t}")
+    impossible = ~(out > -math.inf).any(dim=1)  # (N, V) -> (N,): every token -inf
+    if impossible.any():
+        row = int(impossible.nonzero()[0])
+        raise ValueError(f"step returned -inf log-probs for every token in row {row} at step {t}:"
+                         " no token is possible (a log_softmax row has at least one finite "
+                         "entry; check the model's masks)")  # fmt: skip
     lse = torch.logsumexp(out.double(), dim=1)  # (N, V) -> (N,); 0 for a normalised row
     off = ~(lse.abs() <= _LOGSUMEXP_TOL)
     if off.any():
@@ -270,6 +287,9 @@ def beam_step(
     k next words and calculate scores").
     """
     check_positive_int("k", k)
+    if bool(torch.isnan(scores).any()):
+        raise ValueError(f"scores must not hold NaN, got {scores.tolist()!r:.80}")
+    _check_log_probs("log_probs holds", log_probs.detach())
     V = log_probs.shape[1]
     flat = (scores[:, None] + log_probs).flatten()  # (N, 1) + (N, V) -> (N, V) -> (N*V,)
     best = flat.sort(descending=True, stable=True).indices[:k]  # index = beam * V + token
@@ -297,7 +317,7 @@ def greedy_search(step: StepFn, bos: int, eos: int, max_len: int) -> Hypothesis:
     score = 0.0
     for _ in range(max_len):
         prefix = torch.tensor([[bos, *tokens]])  # (1, t)
-        log_probs = _call_step(step, prefix, eos, None)[0]  # (1, V) -> (V,)
+        log_probs = _call_step(step, prefix, eos, None, len(tokens) + 1)[0]  # (1, V) -> (V,)
         token = int(log_probs.argmax())  # the first maximum: lowest id wins ties
         score += float(log_probs[token])
         tokens.append(token)
@@ -359,7 +379,7 @@ def beam_search(
     V = None
     for t in range(1, max_len + 1):
         prefixes = torch.tensor([(bos, *hyp.tokens) for hyp, _ in live])  # (N, t)
-        log_probs = _call_step(step, prefixes, eos, V).double()  # (N, V)
+        log_probs = _call_step(step, prefixes, eos, V, t).double()  # (N, V)
         N, V = log_probs.shape
         prev = torch.tensor([hyp.score for hyp, _ in live], dtype=torch.float64)
         scores = prev[:, None] + log_probs  # (N, 1) + (N, V) -> (N, V) cumulative log-probs

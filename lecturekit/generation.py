@@ -39,6 +39,12 @@ Key/value cache: if ``model.forward`` accepts ``cache=`` and ``use_cache=`` (lec
 otherwise (or with use_cache=False) the whole prefix is recomputed at every step. Both give the
 same tokens. Beam search always recomputes the prefix.
 
+Misuse: a model that is not a causal LM is refused with what to use instead (lecturekit's BERT,
+ALBERT and ELECTRA models, the BERT task heads, the encoder-decoders; a Hugging Face
+encoder-decoder or a model whose ``can_generate()`` is False, such as ``BertForMaskedLM``); any
+other callable is taken at its word. Logits no token can be chosen from (NaN, +inf, a row all
+-inf) raise a ValueError naming the step; -inf alone is a masked token and fine.
+
 Stopping: a row that produced ``eos_id`` is finished; its later positions are ``pad_id``
 (default: eos_id), and generation stops early once every row is finished, as Hugging Face does.
 
@@ -361,6 +367,7 @@ def next_token_distribution(
     Lecture 14.
     """
     strategy = _as_strategy(strategy)
+    _check_scores(logits, "logits")
     if strategy.repetition_penalty != 1:
         if previous_ids is None:
             raise ValueError(
@@ -371,6 +378,9 @@ def next_token_distribution(
     if strategy.kind == "sample":
         if strategy.temperature != 1:
             logits = apply_temperature(logits, strategy.temperature)
+            _check_scores(logits, f"logits / temperature={strategy.temperature:g}",
+                          "the temperature is too small for these logits: use a larger one, "
+                          "or Strategy.greedy()")  # fmt: skip
         if strategy.top_k is not None:
             logits = top_k_filter(logits, strategy.top_k)
         if strategy.top_p is not None and strategy.top_p < 1:
@@ -456,6 +466,73 @@ def _logits_of(out: object, ids: torch.Tensor) -> torch.Tensor:
     return logits
 
 
+_CAUSAL = "use lecturekit.models.gpt.GPT or lecturekit.models.causal_lm.CausalLM to generate"
+_ENCODER_DECODER = (
+    "an encoder-decoder model: translate with its greedy_decode, or "
+    "lecturekit.decoding.beam_search(model.step_function(src_ids), ...)"
+)
+_MASKED = f"a masked language model: it reads both sides of a position; {_CAUSAL}"
+# lecturekit's models that do not give next-token logits (module, class) -> what to use instead;
+# matched by name along the class's MRO (generation sits below models: it cannot import them)
+_NOT_CAUSAL = {
+    ("lecturekit.models.bert", "BertModel"): "an encoder without an LM head; " + _CAUSAL,
+    ("lecturekit.models.bert", "BertForPreTraining"):
+        f"{_MASKED}, or lecturekit.models.bert.fill_mask to fill [MASK] tokens",
+    ("lecturekit.models.bert_tasks", "_BertTaskModel"): "a BERT task head; " + _CAUSAL,
+    ("lecturekit.models.albert", "AlbertForPreTraining"): _MASKED,
+    ("lecturekit.models.electra", "ElectraGenerator"): _MASKED,
+    ("lecturekit.models.electra", "ElectraDiscriminator"):
+        "ELECTRA's replaced-token detector; " + _CAUSAL,
+    ("lecturekit.models.electra", "Electra"): "ELECTRA's generator and detector; " + _CAUSAL,
+    ("lecturekit.models.recurrent", "BiLM"): "a bidirectional LM (ELMo); " + _CAUSAL,
+    ("lecturekit.models.transformer", "Transformer"): _ENCODER_DECODER,
+    ("lecturekit.models.seq2seq", "Seq2Seq"): _ENCODER_DECODER,
+    ("lecturekit.models.captioning", "Captioner"): "an image captioner; caption with its own "
+                                                   "methods",
+    ("lecturekit.models.vit", "ViT"): "an image classifier; " + _CAUSAL,
+    ("lecturekit.models.word2vec", "SkipGram"): "a word2vec model; " + _CAUSAL,
+}  # fmt: skip
+
+
+def _check_causal_lm(model: object) -> None:
+    """Refuse models that are not causal LMs: lecturekit's (by class) and Hugging Face's
+    encoder-decoders and models without generation (BertForMaskedLM); accept the rest."""
+    name = type(model).__name__
+    for cls in type(model).__mro__:
+        instead = _NOT_CAUSAL.get((cls.__module__, cls.__qualname__))
+        if instead is not None:
+            raise ValueError(f"model must be a causal language model (next-token logits from "
+                             f"the left context only), got {name}: {instead}")  # fmt: skip
+    if not type(model).__module__.startswith("transformers."):
+        return
+    if getattr(getattr(model, "config", None), "is_encoder_decoder", False) is True:
+        raise ValueError(f"model must be a causal language model, got {name}, an encoder-decoder "
+                         "model: use its own .generate(input_ids, ...)")  # fmt: skip
+    can_generate = getattr(model, "can_generate", None)
+    if callable(can_generate) and can_generate() is False:
+        raise ValueError(f"model must be a causal language model (a Hugging Face ...ForCausalLM "
+                         f"or ...LMHeadModel), got {name}; {_CAUSAL}")  # fmt: skip
+
+
+_OVERFLOW = ("check the model for overflow (train in float32, lower the learning rate) or a "
+             "division by zero")  # fmt: skip
+
+
+def _check_scores(scores: torch.Tensor, what: str, fix: str = _OVERFLOW) -> None:
+    """Refuse (..., V) scores no token can be chosen from: NaN, +inf, or a row all -inf."""
+    best = scores.amax(dim=-1)  # (..., V) -> (...): NaN, +inf or -inf if the row is unusable
+    if bool(torch.isfinite(best).all()):
+        return
+    for bad, label in ((torch.isnan(scores), "NaN"), (scores == math.inf, "+inf")):
+        if bad.any():
+            where = tuple(int(i) for i in bad.nonzero()[0])
+            raise ValueError(f"{what} hold {label} (position {where}): no token can be chosen "
+                             f"from them; {fix}")  # fmt: skip
+    where = tuple(int(i) for i in (best == -math.inf).nonzero()[0])
+    raise ValueError(f"{what} are all -inf in row {where}: no token is possible (check the "
+                     "model's masks)")  # fmt: skip
+
+
 class _Modes:
     """Every submodule in eval mode inside the block, its own mode restored after."""
 
@@ -489,8 +566,10 @@ def generate(
     Args:
         model: anything exposing next-token logits: ``model(ids (B, t))`` returning logits
             (B, t, V), a tuple whose first element is such logits (``CausalLM``), or an output
-            with ``.logits`` (lecturekit's ``GPT``, Hugging Face models). Run in eval mode
-            under ``torch.no_grad`` (an ``nn.Module``'s modes are restored after).
+            with ``.logits`` (lecturekit's ``GPT``, Hugging Face causal LMs). Run in eval mode
+            under ``torch.no_grad`` (an ``nn.Module``'s modes are restored after). Models
+            that are not causal LMs (BERT's masked LM, task heads, encoder-decoders) are
+            refused; logits holding NaN or +inf, or a row all -inf, raise a ValueError.
         prompt_ids: (T,) or (B, T) token ids, T >= 1, every row real tokens (no padding); a
             list of ints works too. If the model's config has ``max_position``, T +
             max_new_tokens must fit in it.
@@ -512,6 +591,7 @@ def generate(
     if not callable(model):
         raise ValueError(f"model must be callable (ids (B, t) -> logits (B, t, V)), got "
                          f"{type(model).__name__}")  # fmt: skip
+    _check_causal_lm(model)
     ids = _prompt_tensor(prompt_ids)
     max_new_tokens = check_positive_int("max_new_tokens", max_new_tokens)
     strategy = _as_strategy(strategy)
@@ -580,6 +660,7 @@ def _loop(
         logits = _logits_of(out, inputs)[:, -1]  # (B, t, V) -> (B, V)
         if step == 0:
             _check_ids_in_vocab(ids, logits.shape[-1], eos_id, pad_id)
+        _check_scores(logits, f"the model's logits at step {step + 1}")
         if strategy.kind == "greedy":
             if strategy.repetition_penalty != 1:
                 logits = apply_repetition_penalty(logits, ids, strategy.repetition_penalty)
@@ -635,6 +716,7 @@ def _beam_step_function(
         prefix = prefix.to(context.device)
         full = torch.cat([context.expand(prefix.shape[0], -1), prefix], dim=1)  # (N, T - 1 + t)
         logits = _logits_of(model(full), full)[:, -1]  # (N, t', V) -> (N, V)
+        _check_scores(logits, f"the model's logits at step {prefix.shape[1]}")
         if penalty != 1:
             logits = apply_repetition_penalty(logits, full, penalty)
         log_probs = F.log_softmax(logits.double(), dim=-1)
