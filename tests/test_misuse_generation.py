@@ -209,3 +209,17 @@ def test_causal_lms_still_generate(make, strategy):
     torch.manual_seed(0)
     out = generate(make(), [1, 2], 3, strategy, generator=torch.Generator().manual_seed(0))
     assert out.shape == (1, 5) and out[0, :2].tolist() == [1, 2]
+
+
+def test_every_class_generate_refuses_still_exists():
+    """generate names lecturekit's non-causal classes as (module, class) strings (it sits below
+    models and cannot import them): a class renamed or moved would be accepted again."""
+    import importlib
+
+    import lecturekit.generation
+
+    for module, name in lecturekit.generation._NOT_CAUSAL:
+        assert isinstance(getattr(importlib.import_module(module), name, None), type), (
+            module,
+            name,
+        )
