@@ -174,7 +174,7 @@ class UniversalTransformer(nn.Module):
         if c.max_len < T:
             raise ValueError(f"ids has T={T} positions, more than max_len={c.max_len}")
         if mask is not None:
-            mask = check_mask("mask", mask)
+            check_mask(mask, (B, c.num_heads, T, T), name="mask")
         state = self.embed(ids) * math.sqrt(c.d_model)  # (B, T, D)
         running = torch.ones(B, T, dtype=torch.bool, device=ids.device)
         cumulative = state.new_zeros(B, T)

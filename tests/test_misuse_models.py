@@ -1,0 +1,63 @@
+"""Issue 41, the last gaps in objectives, models and efficient: one table per kind of misuse.
+
+Each ``BAD_*`` row is (description, callable, exception type, regex the message must match:
+the argument's name and what it wants). Each ``GOOD_*`` row is a valid input next to a fix,
+which must still work (the issue starts with a valid input refused).
+"""
+
+import re
+
+import pytest
+import torch
+
+from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
+
+
+def _universal() -> UniversalTransformer:
+    torch.manual_seed(0)
+    config = UniversalConfig(vocab_size=10, num_classes=3, d_model=16, num_heads=2, d_ff=32,
+                             max_len=8, max_steps=3)  # fmt: skip
+    return UniversalTransformer(config).eval()
+
+
+UT = _universal()
+UT_IDS = torch.randint(0, 10, (2, 5), generator=torch.Generator().manual_seed(1))
+PAD = torch.tensor([True, True, True, False, False]).view(1, 1, 1, 5)  # (B, H, Tq, Tk) bcast
+
+
+def _check(call, error, pattern):
+    with pytest.raises(error) as caught:
+        call()
+    assert re.search(pattern, str(caught.value)), str(caught.value)
+
+
+def _table(rows):
+    return pytest.mark.parametrize(("call", "error", "pattern"), [r[1:] for r in rows],
+                                   ids=[r[0] for r in rows])  # fmt: skip
+
+
+# --- kind 1: a valid input refused (and the checks that stay around it) ---
+BAD_MASKS = [
+    ("universal: float mask", lambda: UT(UT_IDS, mask=PAD.float()), ValueError, r"mask.*bool"),
+    ("universal: mask of the wrong length",
+     lambda: UT(UT_IDS, mask=torch.ones(1, 1, 1, 4, dtype=torch.bool)), ValueError,
+     r"mask of shape \(1, 1, 1, 4\) is not broadcastable"),
+]
+
+
+@_table(BAD_MASKS)
+def test_bad_masks(call, error, pattern):
+    _check(call, error, pattern)
+
+
+@pytest.mark.parametrize("mask", [PAD, PAD.expand(2, 2, 5, 5), torch.ones(5, 5, dtype=torch.bool)])
+def test_universal_accepts_a_bool_mask(mask):
+    assert UT(UT_IDS, mask=mask).logits.shape == (2, 5, 3)
+
+
+def test_universal_mask_hides_the_padding():
+    # the first 3 positions with the last 2 masked out = the first 3 positions alone
+    masked = UT(UT_IDS, mask=PAD).logits[:, :3]
+    alone = UT(UT_IDS[:, :3]).logits
+    torch.testing.assert_close(masked, alone, atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(UT(UT_IDS).logits[:, :3], alone, atol=1e-3)
