@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
+from lecturekit.objectives import reconstruct, span_corruption
 
 
 def _universal() -> UniversalTransformer:
@@ -23,6 +24,7 @@ def _universal() -> UniversalTransformer:
 UT = _universal()
 UT_IDS = torch.randint(0, 10, (2, 5), generator=torch.Generator().manual_seed(1))
 PAD = torch.tensor([True, True, True, False, False]).view(1, 1, 1, 5)  # (B, H, Tq, Tk) bcast
+IDS = torch.arange(5, 16)  # (11,): the T5 sentence's words
 
 
 def _check(call, error, pattern):
@@ -61,3 +63,26 @@ def test_universal_mask_hides_the_padding():
     alone = UT(UT_IDS[:, :3]).logits
     torch.testing.assert_close(masked, alone, atol=1e-5, rtol=1e-5)
     assert not torch.allclose(UT(UT_IDS).logits[:, :3], alone, atol=1e-3)
+
+
+# --- kind 2: special ids that collide with real ids or lie outside the vocabulary ---
+BAD_SPECIAL_IDS = [
+    ("span_corruption: sentinel in ids", lambda: span_corruption(IDS, [20, 7, 22], [(2, 4)]),
+     ValueError, r"sentinel_ids must not occur in ids, got \[7\]"),
+    ("span_corruption: unused sentinel in ids",
+     lambda: span_corruption(IDS, [20, 21, 15], [(2, 4)]), ValueError,
+     r"sentinel_ids must not occur in ids, got \[15\]"),
+    ("span_corruption: repeated sentinel",
+     lambda: span_corruption(IDS, [20, 20, 22], [(2, 4), (8, 9)]), ValueError,
+     r"sentinel_ids must be distinct ids, got \[20\]"),
+]
+
+
+@_table(BAD_SPECIAL_IDS)
+def test_bad_special_ids(call, error, pattern):
+    _check(call, error, pattern)
+
+
+def test_span_corruption_round_trip():
+    out = span_corruption(IDS, [20, 21, 22], [(2, 4), (8, 9)])
+    assert torch.equal(reconstruct(out.inputs, out.targets, [20, 21, 22]), IDS)
