@@ -10,7 +10,9 @@ import re
 import pytest
 import torch
 
+from lecturekit.datasets.scenes import VOCAB
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
+from lecturekit.models.captioning import Captioner, CaptionerConfig, teacher_inputs
 from lecturekit.objectives import reconstruct, span_corruption
 
 
@@ -25,6 +27,9 @@ UT = _universal()
 UT_IDS = torch.randint(0, 10, (2, 5), generator=torch.Generator().manual_seed(1))
 PAD = torch.tensor([True, True, True, False, False]).view(1, 1, 1, 5)  # (B, H, Tq, Tk) bcast
 IDS = torch.arange(5, 16)  # (11,): the T5 sentence's words
+CAP = Captioner(CaptionerConfig.tiny())
+CAP_D = CAP.config.feature_dim
+WORDS = torch.tensor([[4, 5, 2]])  # (B, T) scene-vocabulary ids
 
 
 def _check(call, error, pattern):
@@ -75,12 +80,41 @@ BAD_SPECIAL_IDS = [
     ("span_corruption: repeated sentinel",
      lambda: span_corruption(IDS, [20, 20, 22], [(2, 4), (8, 9)]), ValueError,
      r"sentinel_ids must be distinct ids, got \[20\]"),
+    ("teacher_inputs: bos_id past the vocabulary", lambda: teacher_inputs(WORDS, len(VOCAB)),
+     ValueError, rf"bos_id must be an integer in 0..{len(VOCAB) - 1}, got {len(VOCAB)}"),
+    ("teacher_inputs: negative bos_id", lambda: teacher_inputs(WORDS, -1), ValueError,
+     r"bos_id must be an integer in 0\.\."),
+    ("teacher_inputs: float bos_id", lambda: teacher_inputs(WORDS, 1.0), ValueError,
+     r"bos_id must be an integer"),
+    ("CaptionerConfig: bool bos_id", lambda: CaptionerConfig(bos_id=True), ValueError,
+     r"bos_id must be an id in 0\.\."),
 ]
 
 
 @_table(BAD_SPECIAL_IDS)
 def test_bad_special_ids(call, error, pattern):
     _check(call, error, pattern)
+
+
+# --- kind 3: raw torch errors from deep inside (wrong widths, wrong names) ---
+BAD_WIDTHS = [
+    ("captioning initial_state: wrong feature size",
+     lambda: CAP.initial_state(torch.zeros(2, CAP.config.num_cells, CAP_D + 1)), ValueError,
+     rf"features must be \(B, N, D={CAP_D}\) with N >= 1.*got \(2, \d+, {CAP_D + 1}\)"),
+    ("captioning initial_state: no cells (a NaN mean)",
+     lambda: CAP.initial_state(torch.zeros(2, 0, CAP_D)), ValueError,
+     rf"features must be \(B, N, D={CAP_D}\) with N >= 1"),
+]
+
+
+@_table(BAD_WIDTHS)
+def test_bad_widths(call, error, pattern):
+    _check(call, error, pattern)
+
+
+def test_captioning_valid_inputs():
+    assert teacher_inputs(WORDS, 1)[0, 0] == 1
+    assert CAP.initial_state(torch.zeros(2, 3, CAP_D)).shape == (2, CAP_D)
 
 
 def test_span_corruption_round_trip():
