@@ -687,6 +687,9 @@ def electra_example(
     for name, x in (("chosen", chosen), ("sampled", sampled)):
         if x.shape != ids.shape:
             raise ValueError(f"{name} must have the shape of ids {want}, got {tuple(x.shape)}")
+    for name, x in (("ids", ids), ("sampled", sampled)):
+        if x.numel() and int(x.min()) < 0:
+            raise ValueError(f"{name} must hold token ids >= 0, got {int(x.min())}")
     inputs = torch.where(chosen, sampled.long(), ids.long())
     return ElectraExample(inputs, (inputs != ids).long())
 

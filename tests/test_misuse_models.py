@@ -13,7 +13,8 @@ import torch
 from lecturekit.datasets.scenes import VOCAB
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
 from lecturekit.models.captioning import Captioner, CaptionerConfig, teacher_inputs
-from lecturekit.objectives import reconstruct, span_corruption
+from lecturekit.models.word2vec import noise_distribution, sample_negatives, skipgram_pairs
+from lecturekit.objectives import electra_example, reconstruct, span_corruption
 
 
 def _universal() -> UniversalTransformer:
@@ -115,6 +116,53 @@ def test_bad_widths(call, error, pattern):
 def test_captioning_valid_inputs():
     assert teacher_inputs(WORDS, 1)[0, 0] == 1
     assert CAP.initial_state(torch.zeros(2, 3, CAP_D)).shape == (2, CAP_D)
+
+
+# --- kind 4: ids that are floats or negative, weights that are negative or not finite ---
+NOISE = torch.tensor([0.5, -0.1, 0.6])
+BAD_IDS = [
+    ("skipgram_pairs: float ids", lambda: skipgram_pairs([1.5, 2.7, 3]), ValueError,
+     r"ids must be integer word ids, got 1\.5 \(float\)"),
+    ("skipgram_pairs: bool ids", lambda: skipgram_pairs([True, False]), ValueError,
+     r"ids must be integer word ids, got True \(bool\)"),
+    ("skipgram_pairs: negative ids (list)", lambda: skipgram_pairs([-1, 2, 3]), ValueError,
+     r"ids must be word ids >= 0, got -1"),
+    ("skipgram_pairs: negative ids (tensor)", lambda: skipgram_pairs(torch.tensor([2, -3])),
+     ValueError, r"ids must be word ids >= 0, got -3"),
+    ("sample_negatives: negative weight", lambda: sample_negatives(NOISE, (2, 3)), ValueError,
+     r"noise must hold finite weights >= 0.*noise_distribution\(counts\).*got min -0\.1"),
+    ("sample_negatives: all zero", lambda: sample_negatives(torch.zeros(3), (2, 3)), ValueError,
+     r"noise must hold finite weights >= 0, not all zero.*sum 0"),
+    ("sample_negatives: nan weight",
+     lambda: sample_negatives(torch.tensor([0.5, float("nan")]), (2, 3)), ValueError,
+     r"noise must hold finite weights"),
+    ("noise_distribution: nan count",
+     lambda: noise_distribution(torch.tensor([1.0, float("nan")])), ValueError,
+     r"counts must be finite, non-negative"),
+    ("noise_distribution: inf count",
+     lambda: noise_distribution(torch.tensor([1.0, float("inf")])), ValueError,
+     r"counts must be finite, non-negative"),
+    ("electra_example: negative sampled",
+     lambda: electra_example(IDS, IDS > 9, IDS - 20), ValueError,
+     r"sampled must hold token ids >= 0, got -15"),
+]
+
+
+@_table(BAD_IDS)
+def test_bad_ids(call, error, pattern):
+    _check(call, error, pattern)
+
+
+def test_word2vec_valid_inputs():
+    import numpy as np
+
+    assert skipgram_pairs([0, 1, 2], 1).tolist() == [[0, 1], [1, 0], [1, 2], [2, 1]]
+    assert skipgram_pairs([np.int64(3), 4], 1).tolist() == [[3, 4], [4, 3]]
+    assert skipgram_pairs([]).shape == (0, 2)
+    noise = noise_distribution(torch.tensor([1, 0, 3]))
+    assert noise[1] == 0 and torch.isclose(noise.sum(), torch.tensor(1.0))
+    draws = sample_negatives(noise, (4, 5), torch.Generator().manual_seed(0))
+    assert draws.shape == (4, 5) and not (draws == 1).any()
 
 
 def test_span_corruption_round_trip():
