@@ -12,8 +12,17 @@ import torch
 
 from lecturekit.datasets.scenes import VOCAB
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
+from lecturekit.models.bert import BertConfig
 from lecturekit.models.captioning import Captioner, CaptionerConfig, teacher_inputs
-from lecturekit.models.word2vec import noise_distribution, sample_negatives, skipgram_pairs
+from lecturekit.models.causal_lm import CausalLM, causal_lm_loss
+from lecturekit.models.electra import Electra, ElectraConfig, electra_loss
+from lecturekit.models.recurrent import BiLM, bilm_loss, run_cell
+from lecturekit.models.word2vec import (
+    noise_distribution,
+    sample_negatives,
+    sgns_loss,
+    skipgram_pairs,
+)
 from lecturekit.objectives import electra_example, reconstruct, span_corruption
 
 
@@ -31,6 +40,13 @@ IDS = torch.arange(5, 16)  # (11,): the T5 sentence's words
 CAP = Captioner(CaptionerConfig.tiny())
 CAP_D = CAP.config.feature_dim
 WORDS = torch.tensor([[4, 5, 2]])  # (B, T) scene-vocabulary ids
+torch.manual_seed(0)
+RNN, LSTM = torch.nn.RNNCell(4, 3), torch.nn.LSTMCell(4, 3)
+X, H = torch.randn(2, 5, 4), torch.zeros(2, 3)  # (B, T, D), (B, H)
+BILM = BiLM(10, 4, 6)
+LM = CausalLM(BertConfig.tiny(vocab_size=40)).eval()
+ELECTRA = Electra(ElectraConfig.tiny(vocab_size=40, hidden_size=16, num_layers=1, num_heads=2,
+                                     intermediate_size=32, max_position=16))  # fmt: skip
 
 
 def _check(call, error, pattern):
@@ -105,12 +121,34 @@ BAD_WIDTHS = [
     ("captioning initial_state: no cells (a NaN mean)",
      lambda: CAP.initial_state(torch.zeros(2, 0, CAP_D)), ValueError,
      rf"features must be \(B, N, D={CAP_D}\) with N >= 1"),
+    ("run_cell: wrong input size", lambda: run_cell(RNN, torch.randn(2, 5, 7)), ValueError,
+     r"x must be \(B, T, D=4\) \(RNNCell's input_size\), got \(2, 5, 7\)"),
+    ("run_cell: float64 x, float32 cell", lambda: run_cell(RNN, X.double()), ValueError,
+     r"x has dtype torch.float64 but RNNCell's weights are torch.float32: pass x.float\(\)"),
+    ("run_cell: tuple state as state=", lambda: run_cell(LSTM, X, state=(H, H)), TypeError,
+     r"run_cell takes the initial state as h0=, got state= \(tuple\); pass h0=\(h, c\)"),
+    ("run_cell: LSTM given one tensor", lambda: run_cell(LSTM, X, H), ValueError,
+     r"h0 must be the pair \(h, c\) of \(2, 3\) tensors for an LSTMCell"),
+    ("run_cell: RNN given a pair", lambda: run_cell(RNN, X, (H, H)), ValueError,
+     r"h0 must be one \(2, 3\) tensor for RNNCell.*got a tuple of 2"),
+    ("run_cell: wrong hidden size", lambda: run_cell(RNN, X, torch.zeros(2, 5)), ValueError,
+     r"h0 must be \(2, 3\) \(x's batch, the cell's hidden_size\), got \(2, 5\)"),
+    ("run_cell: wrong batch in c", lambda: run_cell(LSTM, X, (H, torch.zeros(3, 3))),
+     ValueError, r"h0\[1\] must be \(2, 3\).*got \(3, 3\)"),
 ]
 
 
 @_table(BAD_WIDTHS)
 def test_bad_widths(call, error, pattern):
     _check(call, error, pattern)
+
+
+def test_run_cell_valid_states():
+    assert run_cell(RNN, X).shape == run_cell(RNN, X, H).shape == (2, 5, 3)
+    assert run_cell(LSTM, X, (H, H)).shape == run_cell(LSTM, X, [H, H]).shape == (2, 5, 3)
+    assert run_cell(lambda x, h: h + x[:, :3], X, H).shape == (2, 5, 3)  # a function cell
+    rnn64 = torch.nn.RNNCell(4, 3).double()
+    assert run_cell(rnn64, X.double(), H.double()).dtype == torch.float64
 
 
 def test_captioning_valid_inputs():
@@ -163,6 +201,48 @@ def test_word2vec_valid_inputs():
     assert noise[1] == 0 and torch.isclose(noise.sum(), torch.tensor(1.0))
     draws = sample_negatives(noise, (4, 5), torch.Generator().manual_seed(0))
     assert draws.shape == (4, 5) and not (draws == 1).any()
+
+
+# --- kind 5: losses that are a mean over nothing (0/0 = NaN) on degenerate input ---
+PAIR = torch.tensor([[3, 4], [4, 5]])  # (B, T)
+ONE_REAL = torch.tensor([1, 1])
+BAD_EMPTY_LOSSES = [
+    ("bilm_loss: one-word inputs", lambda: bilm_loss(BILM, torch.tensor([[3], [4]])), ValueError,
+     r"ids must hold a row of at least 2 real words \(a next word to predict\), got T=1"),
+    ("bilm_loss: every row one real word", lambda: bilm_loss(BILM, PAIR, ONE_REAL), ValueError,
+     r"at least 2 real words.*lengths \[1, 1\]"),
+    ("sgns_loss: no pairs",
+     lambda: sgns_loss(torch.zeros(0, 4), torch.zeros(0, 4), torch.zeros(0, 2, 4)), ValueError,
+     r"centre, context and negatives must hold at least one pair \(B >= 1\).*got B = 0"),
+    ("causal_lm_loss: T = 1",
+     lambda: causal_lm_loss(LM, {"original_ids": torch.tensor([[2]]),
+                                 "segment_ids": torch.zeros(1, 1, dtype=torch.long),
+                                 "attention_mask": torch.ones(1, 1, dtype=torch.bool)}),
+     ValueError, r"batch\['original_ids'\] must hold a next token that is not padding"),
+    ("electra_loss: no real token",
+     lambda: electra_loss(ELECTRA, {"input_ids": PAIR + 5,
+                                    "chosen": torch.zeros(2, 2, dtype=torch.bool),
+                                    "attention_mask": torch.zeros(2, 2, dtype=torch.bool)}),
+     ValueError, r"batch\['attention_mask'\] must mark at least one real token"),
+]
+
+
+@_table(BAD_EMPTY_LOSSES)
+def test_bad_empty_losses(call, error, pattern):
+    _check(call, error, pattern)
+
+
+def test_losses_on_the_smallest_valid_inputs():
+    fwd, bwd = bilm_loss(BILM, PAIR, torch.tensor([1, 2]))  # one row of 1 word is fine
+    assert torch.isfinite(fwd) and torch.isfinite(bwd)
+    loss = sgns_loss(torch.randn(1, 4), torch.randn(1, 4), torch.randn(1, 2, 4))
+    assert torch.isfinite(loss)
+    batch = {"original_ids": torch.tensor([[2, 7]]), "segment_ids": torch.zeros(1, 2).long(),
+             "attention_mask": torch.ones(1, 2, dtype=torch.bool)}  # fmt: skip
+    assert torch.isfinite(causal_lm_loss(LM, batch))
+    real = torch.tensor([[True, False], [False, False]])
+    out = electra_loss(ELECTRA, {"input_ids": PAIR + 5, "chosen": real, "attention_mask": real})
+    assert torch.isfinite(out.total)
 
 
 def test_span_corruption_round_trip():

@@ -140,6 +140,9 @@ def sgns_loss(centre: torch.Tensor, context: torch.Tensor, negatives: torch.Tens
         raise ValueError(f"centre (B, D), context (B, D) and negatives (B, k, D) must agree, got "
                          f"{tuple(centre.shape)}, {tuple(context.shape)}, "
                          f"{tuple(negatives.shape)}")  # fmt: skip
+    if len(centre) == 0:
+        raise ValueError("centre, context and negatives must hold at least one pair (B >= 1): "
+                         "the mean over B = 0 pairs is 0/0, got B = 0")  # fmt: skip
     positive = (centre * context).sum(-1)  # (B, D) -> (B,)
     negative = torch.einsum("bkd,bd->bk", negatives, centre)  # (B, k, D), (B, D) -> (B, k)
     loss = -F.logsigmoid(positive) - F.logsigmoid(-negative).sum(-1)  # (B,)
