@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from lecturekit.datasets.scenes import VOCAB
+from lecturekit.efficient.conv_attention import ConvSelfAttention, MemoryCompressedAttention
 from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
 from lecturekit.models.bert import BertConfig
 from lecturekit.models.captioning import Captioner, CaptionerConfig, teacher_inputs
@@ -243,6 +244,35 @@ def test_losses_on_the_smallest_valid_inputs():
     real = torch.tensor([[True, False], [False, False]])
     out = electra_loss(ELECTRA, {"input_ids": PAIR + 5, "chosen": real, "attention_mask": real})
     assert torch.isfinite(out.total)
+
+
+# --- kind 6: choice arguments left unchecked ---
+MCA = MemoryCompressedAttention(8, 2)
+SEQ = torch.randn(2, 6, 8)  # (B, n, D)
+BAD_CHOICES = [
+    ("compress: which='q'", lambda: MCA.compress(SEQ, "q"), ValueError,
+     r"which='q' is not one of \['k', 'v'\]"),
+    ("compress: which='V'", lambda: MCA.compress(SEQ, "V"), ValueError,
+     r"which='V' is not one of \['k', 'v'\]"),
+    ("compress: wrong width", lambda: MCA.compress(torch.zeros(2, 6, 7)), ValueError,
+     r"x must be \(B, n, d_model=8\), got \(2, 6, 7\)"),
+    ("compress: shorter than the kernel", lambda: MCA.compress(torch.zeros(2, 1, 8)), ValueError,
+     r"x must have at least kernel=2 positions, got 1"),
+    ("conv self-attention: wrong width", lambda: ConvSelfAttention(8, 3)(torch.zeros(2, 5, 7)),
+     ValueError, r"x must be \(B, n, d_model=8\), got \(2, 5, 7\)"),
+]
+
+
+@_table(BAD_CHOICES)
+def test_bad_choices(call, error, pattern):
+    _check(call, error, pattern)
+
+
+def test_compress_uses_the_chosen_convolution():
+    k, v = MCA.compress(SEQ, "k"), MCA.compress(SEQ, "v")
+    assert k.shape == v.shape == (2, 3, 8) and not torch.allclose(k, v)
+    torch.testing.assert_close(MCA.compress(SEQ), k)
+    torch.testing.assert_close(v, MCA.conv_v(SEQ.transpose(1, 2)).transpose(1, 2))
 
 
 def test_span_corruption_round_trip():
