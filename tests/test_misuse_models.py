@@ -12,12 +12,15 @@ import torch
 
 from lecturekit.datasets.scenes import VOCAB
 from lecturekit.efficient.conv_attention import ConvSelfAttention, MemoryCompressedAttention
-from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer
-from lecturekit.models.bert import BertConfig
+from lecturekit.efficient.universal import UniversalConfig, UniversalTransformer, act_loss
+from lecturekit.models.albert import AlbertConfig, AlbertForPreTraining
+from lecturekit.models.bert import BertConfig, BertForPreTraining, BertModel
 from lecturekit.models.captioning import Captioner, CaptionerConfig, teacher_inputs
 from lecturekit.models.causal_lm import CausalLM, causal_lm_loss
 from lecturekit.models.electra import Electra, ElectraConfig, electra_loss
 from lecturekit.models.recurrent import BiLM, bilm_loss, run_cell
+from lecturekit.models.seq2seq import Seq2Seq, Seq2SeqConfig
+from lecturekit.models.transformer import Transformer, TransformerConfig
 from lecturekit.models.word2vec import (
     noise_distribution,
     sample_negatives,
@@ -273,6 +276,68 @@ def test_compress_uses_the_chosen_convolution():
     assert k.shape == v.shape == (2, 3, 8) and not torch.allclose(k, v)
     torch.testing.assert_close(MCA.compress(SEQ), k)
     torch.testing.assert_close(v, MCA.conv_v(SEQ.transpose(1, 2)).transpose(1, 2))
+
+
+# --- kind 7: empty sequences and mis-sized or out-of-range targets ---
+EMPTY = torch.zeros(2, 0, dtype=torch.long)  # (B, T = 0)
+THREE = torch.ones(2, 3, dtype=torch.long)
+BERT = BertModel(BertConfig.tiny(vocab_size=40)).eval()
+UT_OUT = UT(UT_IDS)  # logits (2, 5, 3)
+BAD_EMPTY_AND_TARGETS = [
+    ("BertModel: T = 0", lambda: BERT(EMPTY), ValueError,
+     r"input_ids must hold at least one token per row \(T >= 1; \[CLS\] is position 0\), "
+     r"got shape \(2, 0\)"),
+    ("BertEmbeddings: T = 0", lambda: BERT.embeddings(EMPTY), ValueError,
+     r"input_ids must hold at least one token per row"),
+    ("BertForPreTraining: T = 0",
+     lambda: BertForPreTraining(BertConfig.tiny(vocab_size=40))(EMPTY), ValueError,
+     r"input_ids must hold at least one token per row"),
+    ("ALBERT: T = 0", lambda: AlbertForPreTraining(AlbertConfig.tiny(vocab_size=40))(EMPTY),
+     ValueError, r"input_ids must hold at least one token per row"),
+    ("Transformer: empty src", lambda: Transformer(TransformerConfig.tiny())(EMPTY, THREE),
+     ValueError, r"src must hold at least one token per row"),
+    ("Transformer: empty tgt_in", lambda: Transformer(TransformerConfig.tiny())(THREE, EMPTY),
+     ValueError, r"tgt_in must hold at least one token per row"),
+    ("Seq2Seq: empty src",
+     lambda: Seq2Seq(Seq2SeqConfig.tiny())(EMPTY, torch.tensor([1, 1]), THREE), ValueError,
+     r"src must hold at least one token per row \(S >= 1\)"),
+    ("UniversalTransformer: T = 0", lambda: UT(EMPTY), ValueError,
+     r"ids must hold at least one token per row \(T >= 1\)"),
+    ("act_loss: class id past num_classes", lambda: act_loss(UT_OUT, torch.full((2, 5), 3)),
+     ValueError, r"targets must hold ids in 0..2 \(num_classes=3\), got values from 3 to 3"),
+    ("act_loss: negative class id", lambda: act_loss(UT_OUT, torch.full((2, 5), -1)),
+     ValueError, r"targets must hold ids in 0..2"),
+    ("act_loss: too short", lambda: act_loss(UT_OUT, torch.zeros(2, 4).long()), ValueError,
+     r"targets must be \(2, 5\) \(out.logits' \(B, T\).*got \(2, 4\)"),
+    ("act_loss: transposed", lambda: act_loss(UT_OUT, torch.zeros(5, 2).long()), ValueError,
+     r"targets must be \(2, 5\).*got \(5, 2\)"),
+    ("act_loss: logits for out", lambda: act_loss(UT_OUT.logits, torch.zeros(2, 5).long()),
+     ValueError, r"out must be a UniversalOutput, got Tensor"),
+]
+
+
+@_table(BAD_EMPTY_AND_TARGETS)
+def test_bad_empty_and_targets(call, error, pattern):
+    _check(call, error, pattern)
+
+
+def test_one_token_and_valid_targets_still_work():
+    assert BERT(torch.ones(2, 1, dtype=torch.long)).pooled.shape == (2, 64)
+    assert BERT.embeddings(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 64)  # B = 0
+    loss = act_loss(UT_OUT, torch.tensor([[0, 1, 2, 0, 1], [2, 2, 1, 0, 0]]))
+    assert torch.isfinite(loss)
+    assert UT(UT_IDS[:, :1]).logits.shape == (2, 1, 3)
+
+
+@pytest.mark.parametrize("attention", [None, "additive", "dot"])
+@pytest.mark.parametrize("query", ["current", "previous"])
+def test_seq2seq_empty_target_gives_empty_outputs(attention, query):
+    if attention is None and query == "previous":
+        return
+    config = Seq2SeqConfig.tiny(attention=attention, attention_query=query)
+    logits, weights = Seq2Seq(config)(THREE, torch.tensor([3, 2]), EMPTY)
+    assert logits.shape == (2, 0, config.tgt_vocab_size)
+    assert weights is None if attention is None else weights.shape == (2, 0, 3)
 
 
 def test_span_corruption_round_trip():
