@@ -65,12 +65,14 @@ def _table(rows):
 
 
 # --- kind 1: a valid input refused (and the checks that stay around it) ---
+# fmt: off
 BAD_MASKS = [
     ("universal: float mask", lambda: UT(UT_IDS, mask=PAD.float()), ValueError, r"mask.*bool"),
     ("universal: mask of the wrong length",
      lambda: UT(UT_IDS, mask=torch.ones(1, 1, 1, 4, dtype=torch.bool)), ValueError,
      r"mask of shape \(1, 1, 1, 4\) is not broadcastable"),
 ]
+# fmt: on
 
 
 @_table(BAD_MASKS)
@@ -92,6 +94,7 @@ def test_universal_mask_hides_the_padding():
 
 
 # --- kind 2: special ids that collide with real ids or lie outside the vocabulary ---
+# fmt: off
 BAD_SPECIAL_IDS = [
     ("span_corruption: sentinel in ids", lambda: span_corruption(IDS, [20, 7, 22], [(2, 4)]),
      ValueError, r"sentinel_ids must not occur in ids, got \[7\]"),
@@ -110,6 +113,7 @@ BAD_SPECIAL_IDS = [
     ("CaptionerConfig: bool bos_id", lambda: CaptionerConfig(bos_id=True), ValueError,
      r"bos_id must be an id in 0\.\."),
 ]
+# fmt: on
 
 
 @_table(BAD_SPECIAL_IDS)
@@ -118,6 +122,7 @@ def test_bad_special_ids(call, error, pattern):
 
 
 # --- kind 3: raw torch errors from deep inside (wrong widths, wrong names) ---
+# fmt: off
 BAD_WIDTHS = [
     ("captioning initial_state: wrong feature size",
      lambda: CAP.initial_state(torch.zeros(2, CAP.config.num_cells, CAP_D + 1)), ValueError,
@@ -140,6 +145,7 @@ BAD_WIDTHS = [
     ("run_cell: wrong batch in c", lambda: run_cell(LSTM, X, (H, torch.zeros(3, 3))),
      ValueError, r"h0\[1\] must be \(2, 3\).*got \(3, 3\)"),
 ]
+# fmt: on
 
 
 @_table(BAD_WIDTHS)
@@ -162,6 +168,7 @@ def test_captioning_valid_inputs():
 
 # --- kind 4: ids that are floats or negative, weights that are negative or not finite ---
 NOISE = torch.tensor([0.5, -0.1, 0.6])
+# fmt: off
 BAD_IDS = [
     ("skipgram_pairs: float ids", lambda: skipgram_pairs([1.5, 2.7, 3]), ValueError,
      r"ids must be integer word ids, got 1\.5 \(float\)"),
@@ -188,6 +195,7 @@ BAD_IDS = [
      lambda: electra_example(IDS, IDS > 9, IDS - 20), ValueError,
      r"sampled must hold token ids >= 0, got -15"),
 ]
+# fmt: on
 
 
 @_table(BAD_IDS)
@@ -210,6 +218,7 @@ def test_word2vec_valid_inputs():
 # --- kind 5: losses that are a mean over nothing (0/0 = NaN) on degenerate input ---
 PAIR = torch.tensor([[3, 4], [4, 5]])  # (B, T)
 ONE_REAL = torch.tensor([1, 1])
+# fmt: off
 BAD_EMPTY_LOSSES = [
     ("bilm_loss: one-word inputs", lambda: bilm_loss(BILM, torch.tensor([[3], [4]])), ValueError,
      r"ids must hold a row of at least 2 real words \(a next word to predict\), got T=1"),
@@ -229,6 +238,7 @@ BAD_EMPTY_LOSSES = [
                                     "attention_mask": torch.zeros(2, 2, dtype=torch.bool)}),
      ValueError, r"batch\['attention_mask'\] must mark at least one real token"),
 ]
+# fmt: on
 
 
 @_table(BAD_EMPTY_LOSSES)
@@ -252,6 +262,7 @@ def test_losses_on_the_smallest_valid_inputs():
 # --- kind 6: choice arguments left unchecked ---
 MCA = MemoryCompressedAttention(8, 2)
 SEQ = torch.randn(2, 6, 8)  # (B, n, D)
+# fmt: off
 BAD_CHOICES = [
     ("compress: which='q'", lambda: MCA.compress(SEQ, "q"), ValueError,
      r"which='q' is not one of \['k', 'v'\]"),
@@ -264,6 +275,7 @@ BAD_CHOICES = [
     ("conv self-attention: wrong width", lambda: ConvSelfAttention(8, 3)(torch.zeros(2, 5, 7)),
      ValueError, r"x must be \(B, n, d_model=8\), got \(2, 5, 7\)"),
 ]
+# fmt: on
 
 
 @_table(BAD_CHOICES)
@@ -283,6 +295,7 @@ EMPTY = torch.zeros(2, 0, dtype=torch.long)  # (B, T = 0)
 THREE = torch.ones(2, 3, dtype=torch.long)
 BERT = BertModel(BertConfig.tiny(vocab_size=40)).eval()
 UT_OUT = UT(UT_IDS)  # logits (2, 5, 3)
+# fmt: off
 BAD_EMPTY_AND_TARGETS = [
     ("BertModel: T = 0", lambda: BERT(EMPTY), ValueError,
      r"input_ids must hold at least one token per row \(T >= 1; \[CLS\] is position 0\), "
@@ -314,6 +327,7 @@ BAD_EMPTY_AND_TARGETS = [
     ("act_loss: logits for out", lambda: act_loss(UT_OUT.logits, torch.zeros(2, 5).long()),
      ValueError, r"out must be a UniversalOutput, got Tensor"),
 ]
+# fmt: on
 
 
 @_table(BAD_EMPTY_AND_TARGETS)
