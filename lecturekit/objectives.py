@@ -544,6 +544,20 @@ def _check_spans(spans: object, T: int) -> list[tuple[int, int]]:
     return out
 
 
+def _check_sentinels(sentinels: list[int], ids: list[int]) -> None:
+    """Sentinels must be distinct and must not occur in ids, or ``reconstruct`` cannot tell a
+    sentinel from a word."""
+    repeated = sorted({s for s in sentinels if sentinels.count(s) > 1})
+    if repeated:
+        raise ValueError(f"sentinel_ids must be distinct ids, got {repeated} more than once")
+    collide = sorted(set(sentinels) & set(ids))
+    if collide:
+        raise ValueError(
+            f"sentinel_ids must not occur in ids, got {collide} in both; pick ids outside the "
+            f"text's vocabulary (T5 uses the last ids, <extra_id_0> = vocab_size - 1, ...)"
+        )
+
+
 def span_corruption(
     ids: torch.Tensor | Sequence[int],
     sentinel_ids: torch.Tensor | Sequence[int],
@@ -562,7 +576,7 @@ def span_corruption(
     Args:
         ids: (T,) integer ids (a list of ints also works), T >= 1 (>= 2 for random spans).
         sentinel_ids: the sentinel ids in order (T5: <extra_id_0>, <extra_id_1>, ...), at least
-            one per span plus the final one; the original ids should not contain them.
+            one per span plus the final one, distinct and not in ids (a ValueError otherwise).
         spans: sorted, disjoint [start, end) token positions inside 0..T; None draws T5's
             random spans (``random_spans``).
         noise_density, mean_span_length, generator: for random spans only.
@@ -586,6 +600,7 @@ def span_corruption(
     if len(sentinels) < len(spans) + 1:
         raise ValueError(f"sentinel_ids must hold at least {len(spans) + 1} ids (one per span "
                          f"and a final one), got {len(sentinels)}")  # fmt: skip
+    _check_sentinels(sentinels, ids.tolist())
     inputs, targets, t = [], [], 0
     for k, (s, e) in enumerate(spans):
         inputs += [*ids[t:s].tolist(), sentinels[k]]
@@ -672,6 +687,9 @@ def electra_example(
     for name, x in (("chosen", chosen), ("sampled", sampled)):
         if x.shape != ids.shape:
             raise ValueError(f"{name} must have the shape of ids {want}, got {tuple(x.shape)}")
+    for name, x in (("ids", ids), ("sampled", sampled)):
+        if x.numel() and int(x.min()) < 0:
+            raise ValueError(f"{name} must hold token ids >= 0, got {int(x.min())}")
     inputs = torch.where(chosen, sampled.long(), ids.long())
     return ElectraExample(inputs, (inputs != ids).long())
 

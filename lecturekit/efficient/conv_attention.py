@@ -31,7 +31,7 @@ from torch import nn
 
 from lecturekit.attention import merge_heads, scaled_dot_product_attention, split_heads
 from lecturekit.masking import causal_mask
-from lecturekit.utils.checks import check_positive_int
+from lecturekit.utils.checks import check_choice, check_positive_int
 from lecturekit.utils.contracts import contract
 
 __all__ = ["compressed_length", "MemoryCompressedAttention", "ConvSelfAttention"]
@@ -69,8 +69,13 @@ class MemoryCompressedAttention(nn.Module):
         self.conv_k = nn.Conv1d(d_model, d_model, kernel, stride)
         self.conv_v = nn.Conv1d(d_model, d_model, kernel, stride)
 
+    @contract(x="B n d_model")
     def compress(self, x: torch.Tensor, which: str = "k") -> torch.Tensor:
-        """x (B, n, D) -> (B, m, D) through ``conv_k`` (which="k") or ``conv_v``."""
+        """x (B, n, D) -> (B, m, D) through ``conv_k`` (which="k") or ``conv_v`` (which="v")."""
+        check_choice("which", which, ("k", "v"))
+        if x.shape[1] < self.kernel:
+            raise ValueError(f"x must have at least kernel={self.kernel} positions, got "
+                             f"{x.shape[1]}")  # fmt: skip
         conv = self.conv_k if which == "k" else self.conv_v
         # (B, n, D) -> (B, D, n) -> (B, D, m) -> (B, m, D)
         return conv(x.transpose(1, 2)).transpose(1, 2)  # (B, T, D) -> (B, D, T) -> (B, T, D)

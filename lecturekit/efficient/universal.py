@@ -42,6 +42,7 @@ from lecturekit.positional import sinusoidal_encoding
 from lecturekit.utils.checks import (
     check_bool,
     check_ids,
+    check_instance,
     check_positive_int,
     check_range,
     check_tensor,
@@ -171,10 +172,13 @@ class UniversalTransformer(nn.Module):
         c = self.config
         ids = check_ids("ids", ids, c.vocab_size, ndim=2, wanted="(B, T)")
         B, T = ids.shape
+        if T == 0:
+            raise ValueError(f"ids must hold at least one token per row (T >= 1), got shape "
+                             f"{tuple(ids.shape)}")  # fmt: skip
         if c.max_len < T:
             raise ValueError(f"ids has T={T} positions, more than max_len={c.max_len}")
         if mask is not None:
-            mask = check_mask("mask", mask)
+            check_mask(mask, (B, c.num_heads, T, T), name="mask")
         state = self.embed(ids) * math.sqrt(c.d_model)  # (B, T, D)
         running = torch.ones(B, T, dtype=torch.bool, device=ids.device)
         cumulative = state.new_zeros(B, T)
@@ -226,9 +230,20 @@ def act_loss(
     """Cross-entropy of ``out.logits`` (B, T, C) against ``targets`` (B, T) plus
     ``ponder_weight`` τ times the mean ponder cost N + R (only R carries a gradient).
 
+    Args:
+        out: what ``UniversalTransformer`` returned for (B, T) ids.
+        targets: (B, T) class ids in 0..C-1, the shape of ``out.logits`` without C.
+        ponder_weight: τ >= 0.
+
     Lecture 11b; Graves 2016 eq. 14.
     """
+    check_instance("out", out, UniversalOutput)
     check_range("ponder_weight", ponder_weight, 0)
-    check_tensor("targets", targets, ndim=2, wanted="(B, T)", integer=True)
+    B, T, C = out.logits.shape
+    check_ids("targets", targets, C, 2, wanted=f"({B}, {T}) (out.logits' (B, T))",
+              size_name="num_classes")  # fmt: skip
+    if tuple(targets.shape) != (B, T):
+        raise ValueError(f"targets must be ({B}, {T}) (out.logits' (B, T), one class per "
+                         f"position), got {tuple(targets.shape)}")  # fmt: skip
     ce = F.cross_entropy(out.logits.flatten(0, 1), targets.flatten())
     return ce + ponder_weight * out.ponder.mean()

@@ -190,6 +190,11 @@ def _check_ids(
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """(B, T) token ids and segment ids of ``config``'s sizes, as long tensors."""
     check_ids("input_ids", input_ids, config.vocab_size, 2, wanted="(B, T)")
+    if input_ids.shape[1] == 0:
+        raise ValueError(
+            f"input_ids must hold at least one token per row (T >= 1; [CLS] is position 0), "
+            f"got shape {tuple(input_ids.shape)}"
+        )
     if input_ids.shape[1] > config.max_position:
         raise ValueError(
             f"input_ids has length {input_ids.shape[1]} > max_position={config.max_position}"

@@ -57,6 +57,7 @@ from lecturekit.models.seq2seq import BahdanauDecoder, BottleneckDecoder
 from lecturekit.utils.checks import (
     check_choice,
     check_ids,
+    check_index,
     check_input,
     check_instance,
     check_positive_int,
@@ -107,7 +108,8 @@ class CaptionerConfig(ModelConfig):
                              f"{stride} (a pool per entry of channels)")  # fmt: skip
         for name in ("pad_id", "bos_id", "eos_id"):
             value = getattr(self, name)
-            if not isinstance(value, int) or not 0 <= value < self.vocab_size:
+            is_int = isinstance(value, int) and not isinstance(value, bool)
+            if not is_int or not 0 <= value < self.vocab_size:
                 raise ValueError(f"{name} must be an id in 0..{self.vocab_size - 1}, got {value!r}")
 
     @property
@@ -134,11 +136,12 @@ class CaptionResult:
 
 def teacher_inputs(ids: torch.Tensor, bos_id: int = BOS) -> torch.Tensor:
     """The decoder's input under teacher forcing: <bos> then the target's words shifted
-    right, ids (B, T) -> (B, T).
+    right, ids (B, T) -> (B, T); ``bos_id`` is an id of the scenes' vocabulary.
 
     Lecture 09a (lecture 01's teacher forcing).
     """
     ids = check_ids("ids", ids, len(VOCAB), 2, wanted="(B, T)").long()
+    check_index("bos_id", bos_id, len(VOCAB))
     bos = torch.full((len(ids), 1), bos_id, dtype=torch.long)
     return torch.cat([bos, ids[:, :-1]], dim=1)  # (B, 1) + (B, T-1) -> (B, T)
 
@@ -192,7 +195,11 @@ class Captioner(nn.Module):
 
         Lecture 09a; Xu et al. 2015 section 3.1.2 (the initial memory and hidden state).
         """
-        check_input("features", features, self, 3, wanted=f"(B, N, D={self.config.feature_dim})")
+        D = self.config.feature_dim
+        check_input("features", features, self, 3, wanted=f"(B, N, D={D})")
+        if features.shape[1] == 0 or features.shape[2] != D:
+            raise ValueError(f"features must be (B, N, D={D}) with N >= 1 (the encoder's "
+                             f"annotation vectors), got {tuple(features.shape)}")  # fmt: skip
         return torch.tanh(self.init_state(features.mean(1)))  # (B, N, D) -> (B, D) -> (B, D)
 
     def forward(

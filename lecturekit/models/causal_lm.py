@@ -82,4 +82,9 @@ def causal_lm_loss(model: CausalLM, batch: dict[str, torch.Tensor]) -> torch.Ten
     ids = batch["original_ids"]
     logits, _ = model(ids, batch["segment_ids"], batch["attention_mask"])
     targets = ids[:, 1:].masked_fill(ids[:, 1:] == PAD_ID, -100)
+    if not (targets != -100).any():
+        raise ValueError(
+            f"batch['original_ids'] must hold a next token that is not padding (T >= 2), got "
+            f"shape {tuple(ids.shape)} with none: the mean cross-entropy would be 0/0"
+        )
     return F.cross_entropy(logits[:, :-1].flatten(0, 1), targets.flatten())

@@ -440,6 +440,10 @@ def electra_loss(
         real = torch.ones_like(chosen)
     else:
         real = check_padding_mask("batch['attention_mask']", real, ids.shape)
+    if ids.numel() == 0 or not real.any():
+        raise ValueError(f"batch['attention_mask'] must mark at least one real token, got "
+                         f"none in input_ids of shape {tuple(ids.shape)}: the losses would be "
+                         "0/0")  # fmt: skip
     if (chosen & ~real).any():
         raise ValueError("batch['chosen'] marks padding positions (attention_mask False): "
                          "choose real tokens only")  # fmt: skip

@@ -39,10 +39,12 @@ from torch import nn
 
 from lecturekit.utils.checks import (
     check_ids,
+    check_input,
     check_instance,
     check_lengths,
     check_positive_int,
     check_tensor,
+    shape_of,
 )
 from lecturekit.utils.contracts import check_shapes, contract
 
@@ -142,10 +144,41 @@ def lstm_cell(
     return torch.sigmoid(o) * torch.tanh(c_new), c_new
 
 
+_TORCH_CELLS = (nn.RNNCell, nn.GRUCell, nn.LSTMCell)
+
+
+def _check_torch_cell(cell: nn.Module, x: torch.Tensor, h0: State | None) -> None:
+    """x (B, T, D) and h0 fit a torch cell: D = input_size, its dtype, and h0 (B, H) for an
+    RNN/GRU cell, the pair (h, c) of (B, H) for an LSTM cell."""
+    D, H, B = cell.input_size, cell.hidden_size, x.shape[0]
+    check_input("x", x, cell, 3, wanted=f"(B, T, D={D})")
+    if x.shape[2] != D:
+        raise ValueError(f"x must be (B, T, D={D}) ({type(cell).__name__}'s input_size), got "
+                         f"{tuple(x.shape)}")  # fmt: skip
+    if h0 is None:
+        return
+    lstm = isinstance(cell, nn.LSTMCell)
+    pair = isinstance(h0, (tuple, list))
+    if lstm and not (pair and len(h0) == 2):
+        raise ValueError(f"h0 must be the pair (h, c) of ({B}, {H}) tensors for an LSTMCell, "
+                         f"got {shape_of(h0)}")  # fmt: skip
+    if not lstm and pair:
+        raise ValueError(f"h0 must be one ({B}, {H}) tensor for {type(cell).__name__} (only "
+                         f"an LSTMCell's state is a pair (h, c)), got a {type(h0).__name__} "
+                         f"of {len(h0)}")  # fmt: skip
+    for name, h in zip(("h0[0]", "h0[1]") if lstm else ("h0",), h0 if lstm else (h0,), strict=True):
+        check_tensor(name, h, 2, wanted=f"({B}, {H})", dtype=x.dtype)
+        if tuple(h.shape) != (B, H):
+            raise ValueError(f"{name} must be ({B}, {H}) (x's batch, the cell's hidden_size), "
+                             f"got {tuple(h.shape)}")  # fmt: skip
+
+
 def run_cell(
     cell: nn.Module | Callable[[torch.Tensor, State], State],
     x: torch.Tensor,
     h0: State | None = None,
+    *,
+    state: object = None,
 ) -> torch.Tensor:
     """Apply a recurrent cell position by position: T calls, each waiting for the previous one.
 
@@ -154,18 +187,24 @@ def run_cell(
             state`` (an LSTM's state is the pair (h, c)).
         x: (B, T, D) inputs.
         h0: the initial state (zeros for the torch cells if None; required for a function).
+        state: not an argument: the cells' name for h0, refused with a hint to pass h0=.
 
     Returns:
         (B, T, H) the hidden state after each position (for an LSTM, its h).
 
     Lecture 00; Vaswani et al. 2017 Table 1 (O(n) sequential operations).
     """
+    if state is not None:
+        raise TypeError(f"run_cell takes the initial state as h0=, got state= ({shape_of(state)}); "
+                        "pass h0=(h, c) for an LSTM cell, h0=h otherwise")  # fmt: skip
     if not callable(cell):
         raise ValueError(f"cell must be a recurrent cell or a function, got {type(cell).__name__}")
     check_tensor("x", x, 3, wanted="(B, T, D)", floating=True)
+    if isinstance(cell, _TORCH_CELLS):
+        _check_torch_cell(cell, x, h0)
     state = h0
     if state is None:
-        if not isinstance(cell, (nn.RNNCell, nn.GRUCell, nn.LSTMCell)):
+        if not isinstance(cell, _TORCH_CELLS):
             raise ValueError("h0 is required when cell is a function (its state's shape is "
                              "not known)")  # fmt: skip
         zeros = x.new_zeros(x.shape[0], cell.hidden_size)
@@ -263,7 +302,8 @@ def bilm_loss(
         model: a ``BiLM``; ids: (B, T) word ids; lengths: (B,) real words per row (default T).
 
     Returns:
-        (forward NLL, backward NLL), scalar tensors (train on their sum).
+        (forward NLL, backward NLL), scalar tensors (train on their sum). A batch without a
+        row of 2 real words has no next word to predict (a mean over nothing): ValueError.
 
     Lecture 00; Peters et al. 2018 eq. 1.
     """
@@ -276,6 +316,11 @@ def bilm_loss(
     V = fwd_logits.shape[-1]
     # forward: position t predicts t + 1 (both real); backward: position t predicts t - 1
     fwd_mask = real[:, 1:]
+    if not fwd_mask.any():
+        raise ValueError(
+            f"ids must hold a row of at least 2 real words (a next word to predict), got "
+            f"T={T} and lengths {lengths.tolist()!r:.40}: with one word each the mean NLL is 0/0"
+        )
     fwd = F.cross_entropy(fwd_logits[:, :-1][fwd_mask].view(-1, V), ids[:, 1:][fwd_mask])
     bwd = F.cross_entropy(bwd_logits[:, 1:][fwd_mask].view(-1, V), ids[:, :-1][fwd_mask])
     return fwd, bwd

@@ -196,6 +196,9 @@ class _Decoder(nn.Module):
         if tuple(final.shape) != (B, H):
             raise ValueError(f"final must be (B={B}, H={H}), got {tuple(final.shape)}")
         src_mask = check_padding_mask("src_mask", src_mask, states.shape[:2])
+        if tgt_in.shape[1] == 0:  # T = 0: empty outputs of the right shapes (a GRU needs T >= 1)
+            logits, weights, _ = self.run(tgt_in.new_zeros(B, 1), states, final, src_mask)
+            return logits[:, :0], None if weights is None else weights[:, :0]  # (B, 0, ...)
         logits, weights, _ = self.run(tgt_in, states, final, src_mask)
         return logits, weights
 
@@ -374,6 +377,9 @@ class Seq2Seq(nn.Module):
         """src (B, S) integer ids (returned as long), src_len (B,) integer lengths in 1..S."""
         c = self.config
         src = check_ids("src", src, c.src_vocab_size, 2, wanted="(B, S)").long()
+        if src.shape[1] == 0:
+            raise ValueError(f"src must hold at least one token per row (S >= 1), got shape "
+                             f"{tuple(src.shape)}")  # fmt: skip
         check_lengths("src_len", src_len, *src.shape, minimum=1)
         if c.attention == "location" and src.shape[1] > c.max_src_len:
             raise ValueError(

@@ -148,6 +148,9 @@ class Transformer(nn.Module):
         """Check (B, T) integer token ids (any integer dtype; returned as long): length <=
         max_len, ids in the vocabulary."""
         check_ids(name, ids, vocab_size, 2, wanted="(B, T)")
+        if ids.shape[1] == 0:
+            raise ValueError(f"{name} must hold at least one token per row (T >= 1), got shape "
+                             f"{tuple(ids.shape)}")  # fmt: skip
         if ids.shape[1] > self.config.max_len:
             raise ValueError(f"{name} has length {ids.shape[1]} > max_len={self.config.max_len}")
         return ids.long()

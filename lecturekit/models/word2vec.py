@@ -21,6 +21,7 @@ Lecture 00; Mikolov et al. 2013 ("Distributed representations of words and phras
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import torch
@@ -54,8 +55,15 @@ def skipgram_pairs(ids: Sequence[int] | torch.Tensor, window: int = 2) -> torch.
     if not isinstance(ids, torch.Tensor):
         if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
             raise ValueError(f"ids must be a sequence of word ids (T,), got {type(ids).__name__}")
-        ids = torch.as_tensor(list(ids), dtype=torch.long)
+        ids = list(ids)
+        bad = [i for i in ids if isinstance(i, bool) or not isinstance(i, numbers.Integral)]
+        if bad:
+            raise ValueError(f"ids must be integer word ids, got {bad[0]!r} "
+                             f"({type(bad[0]).__name__}) in {ids!r:.60}")  # fmt: skip
+        ids = torch.as_tensor(ids, dtype=torch.long)
     check_tensor("ids", ids, 1, wanted="(T,)", integer=ids.numel() > 0)
+    if ids.numel() and int(ids.min()) < 0:
+        raise ValueError(f"ids must be word ids >= 0, got {int(ids.min())}")
     check_positive_int("window", window)
     ids = ids.long()
     T = len(ids)
@@ -83,8 +91,8 @@ def noise_distribution(counts: torch.Tensor, power: float = 0.75) -> torch.Tenso
     check_tensor("counts", counts, 1, wanted="(V,)", nonempty=True)
     check_range("power", power, 0, 1)
     counts = counts.double()
-    if (counts < 0).any() or counts.sum() <= 0:
-        raise ValueError("counts must be non-negative and not all zero, got "
+    if not torch.isfinite(counts).all() or (counts < 0).any() or counts.sum() <= 0:
+        raise ValueError("counts must be finite, non-negative and not all zero, got "
                          f"min {counts.min().item():g}, sum {counts.sum().item():g}")  # fmt: skip
     weights = torch.where(counts > 0, counts.pow(power), torch.zeros_like(counts))
     return (weights / weights.sum()).float()
@@ -98,6 +106,10 @@ def sample_negatives(
     Lecture 00; Mikolov et al. 2013b section 2.2.
     """
     check_tensor("noise", noise, 1, wanted="(V,)", floating=True, nonempty=True)
+    if not torch.isfinite(noise).all() or (noise < 0).any() or noise.sum() <= 0:
+        raise ValueError("noise must hold finite weights >= 0, not all zero (e.g. "
+                         "noise_distribution(counts)), got min "
+                         f"{noise.min().item():g}, sum {noise.sum().item():g}")  # fmt: skip
     if not (isinstance(shape, tuple) and len(shape) == 2):
         raise ValueError(f"shape must be a pair (B, k), got {shape!r}")
     B, k = (check_positive_int(f"shape[{i}]", s) for i, s in enumerate(shape))
@@ -128,6 +140,9 @@ def sgns_loss(centre: torch.Tensor, context: torch.Tensor, negatives: torch.Tens
         raise ValueError(f"centre (B, D), context (B, D) and negatives (B, k, D) must agree, got "
                          f"{tuple(centre.shape)}, {tuple(context.shape)}, "
                          f"{tuple(negatives.shape)}")  # fmt: skip
+    if len(centre) == 0:
+        raise ValueError("centre, context and negatives must hold at least one pair (B >= 1): "
+                         "the mean over B = 0 pairs is 0/0, got B = 0")  # fmt: skip
     positive = (centre * context).sum(-1)  # (B, D) -> (B,)
     negative = torch.einsum("bkd,bd->bk", negatives, centre)  # (B, k, D), (B, D) -> (B, k)
     loss = -F.logsigmoid(positive) - F.logsigmoid(-negative).sum(-1)  # (B,)

@@ -138,7 +138,7 @@ def _default_sampler(tokens: list[str], chosen: list[int], g: torch.Generator) -
 def _check_view_spans(spans: object, T: int) -> list[tuple[int, int]]:
     """The same rules as span_corruption's (sorted, disjoint, inside 0..T)."""
     n = len(spans) + 1 if isinstance(spans, Sequence) else 1
-    return span_corruption(torch.zeros(T, dtype=torch.long), list(range(n)), spans).spans
+    return span_corruption(torch.zeros(T, dtype=torch.long), list(range(1, n + 1)), spans).spans
 
 
 def objective_view(
