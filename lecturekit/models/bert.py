@@ -380,8 +380,6 @@ def check_hf_layer_norms(hf_model: nn.Module, layer_norm_eps: float) -> None:
             )
 
 
-
-
 @torch.no_grad()
 def fill_mask(
     model: BertForPreTraining, tokenizer: WordPieceTokenizer, text: str, k: int = 5
