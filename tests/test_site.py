@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -322,4 +323,156 @@ def test_dark_theme_switches(site, browser):
     assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
     _shot(page, "dark-03")
     assert not seen.refused and not seen.failed and not seen.errors, seen
+    page.context.close()
+
+
+# ------------------------------------------------------------------- answers in the page
+
+ANSWER_PAGE = "03_self_attention.html"
+
+
+def _answer(page, exercise_id: str, typed: str) -> str:
+    box = page.locator(f'[data-lk-exercise="{exercise_id}"]')
+    box.locator("input").fill(typed)
+    box.locator(".lk-check-button").click()
+    return box.locator(".lk-verdict").inner_text()
+
+
+def test_answers_are_checked_in_the_page_without_a_kernel(site, browser):
+    """A student answers on the site: right, wrong, a synonym, a known slip, a hint at a time,
+    a code exercise sent to the notebook; each verdict is the notebook's."""
+    from lecturekit.exercises import core
+
+    page, seen = _page(browser, site)
+    page.goto(site.url + ANSWER_PAGE, wait_until="load", timeout=120_000)
+    page.wait_for_function("() => document.querySelectorAll('.lk-answer').length > 0 && "
+                           "[...document.querySelectorAll('.lk-answer')]"
+                           ".every((b) => b.dataset.lkReady)", timeout=60_000)  # fmt: skip
+    a1 = math.exp(14) / (math.exp(14) + math.exp(12))
+    box = page.locator('[data-lk-exercise="03.1"]')
+    assert _answer(page, "03.1", "0.9, 0.1") == \
+        "not yet: number 1, 2 of 2 is not right (to 4 decimals)"  # fmt: skip
+    first_hint = core.get("03.1").hints[0]
+    assert box.locator(".lk-hints li").all_inner_texts() == [f"hint 1 of 2: {first_hint}"]
+    assert _answer(page, "03.1", f"{a1:.5f}, {1 - a1:.4f}") == (
+        f"correct: softmax(14, 12) = ({a1:.4f}, {1 - a1:.4f}), the slides' 0.88 and 0.12")
+    assert "lk-correct" in box.get_attribute("class")
+
+    assert _answer(page, "03.r2", " Lower-Dimensional ").startswith("correct: “The query/key")
+    assert _answer(page, "03.r2", "bigger") == \
+        "not yet: that is not the word the deck has in mind"  # fmt: skip
+    assert _answer(page, "03.r1", "") == "not attempted yet (write your answer, then Check)"
+
+    code = page.locator('[data-lk-exercise="03.3"]')
+    assert code.locator("input").count() == 0
+    assert "run this one in the notebook" in code.inner_text()
+    hrefs = code.locator("a").evaluate_all("(links) => links.map((a) => a.href)")
+    assert any(h.startswith("https://colab.research.google.com/") for h in hrefs), hrefs
+    assert any(h.startswith("https://mybinder.org/") for h in hrefs), hrefs
+    hints = core.get("03.3").hints
+    for k in range(len(hints)):  # one hint a click, as hint("03.3") gives them
+        code.locator(".lk-hint-button").click()
+        shown = code.locator(".lk-hints li:not(.lk-solution)").all_inner_texts()
+        assert shown == [f"hint {i + 1} of {len(hints)}: {h}" for i, h in enumerate(hints[:k + 1])]
+    assert code.locator(".lk-hint-button").is_disabled()
+    assert "worked solution is in solutions/03_self_attention.ipynb" in code.inner_text()
+    _shot(page, "answers-03")
+    assert not seen.refused and not seen.failed and not seen.errors, seen
+    page.context.close()
+
+    page, seen = _page(browser, site)  # an int with thousands separators, a checker's value
+    page.goto(site.url + "04_multi_head_attention.html", wait_until="load", timeout=120_000)
+    page.wait_for_selector('[data-lk-exercise="04.3"][data-lk-ready]', timeout=60_000)
+    assert _answer(page, "04.3", f"{4 * 768**2 + 4 * 768:,}").startswith(
+        f"correct: {4 * 768**2 + 4 * 768} parameters = 4 * 768^2 + 4 * 768")
+    assert _answer(page, "04.3", str(4 * 768**2)) == "not yet: that is not the expected answer"
+    page.goto(site.url + "02b_scoring_in_depth.html", wait_until="load", timeout=120_000)
+    page.wait_for_selector('[data-lk-exercise="02b.3"][data-lk-ready]', timeout=60_000)
+    value = core.get("02b.3").page()
+    assert _answer(page, "02b.3", str(value.value)) == f"correct: {core.grade('02b.3', value.value)}"
+    assert _answer(page, "02b.3", str(value.traps[0])) == (
+        "not yet: that is the additive score's count: the default MLP has a second layer")
+    assert not seen.refused and not seen.failed and not seen.errors, seen
+    page.context.close()
+
+
+def _answer_data(text: str) -> list[dict]:
+    return [json.loads(m.replace("<\\/", "</")) for m in re.findall(
+        r'<script type="application/json" class="lk-answer-data">(.*?)</script>', text)]
+
+
+def test_every_lecture_page_has_its_forms_and_no_answer_in_clear(site):
+    """Each lecture page has a form for each of its exercises and recall blanks (none shows a
+    stored "not attempted yet"); no page's source holds an answer, a hint, a "correct" message
+    or the deck's word in clear."""
+    from lecturekit.exercises import core
+    from lecturekit.exercises.recall import blanks
+
+    secrets = set()  # text the page must hold only encoded
+    for i in core.exercise_ids():
+        ex = core.get(i)
+        secrets |= set(ex.hints) | ({ex.correct.split("{answer}")[-1]} - {""})
+        if ex.page is not None:
+            secrets.add(core.grade(i, ex.page().value))
+    for b in blanks():
+        secrets.add(f"the deck's word: {b.answers[0]}")
+    # answers the lecture does not print itself (03.1's softmax(14, 12) is lecture 03's own
+    # worked example): 04.3 computed here, two checker exercises' values; none may be in clear
+    known = {"04": [4 * 768**2 + 4 * 768], "02b": [core.get("02b.3").page().value],
+             "10b": [core.get("10b.1").page().value]}
+    notebooks = {p.stem: p for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")}
+    leaks, missing = [], []
+    for name in site.pages:
+        text = (site.folder / name).read_text(encoding="utf-8")
+        leaks += [f"{name}: {s[:60]!r}" for s in secrets if len(s) > 12 and s in text]
+        for n in known.get(name.split("_")[0], []):
+            leaks += [f"{name}: {n}" for form in (str(n), f"{n:,}")
+                      if re.search(rf"(?<![0-9,.]){re.escape(form)}(?![0-9,.])", text)]  # fmt: skip
+        data = _answer_data(text)
+        for spec in data:
+            blob = json.dumps({k: v for k, v in spec.items()
+                               if k not in ("title", "before", "after", "describe")})  # fmt: skip
+            if spec["kind"] == "recall":
+                words = next(b for b in blanks() if b.id == spec["id"]).answers
+                leaks += [f"{name} {spec['id']}: {w}" for w in words
+                          if re.search(rf"\b{re.escape(w)}\b", blob, re.I)]  # fmt: skip
+        stem = name.removesuffix(".html")
+        if stem in notebooks:
+            lecture = stem.split("_")[0]
+            want = set(core.exercise_ids(lecture) if lecture in core.lectures() else [])
+            want |= {b.id for b in blanks() if b.lecture == lecture}
+            got = {s["id"] for s in data}
+            if got != want or "not attempted yet (write your answer" in text:
+                missing.append(f"{name}: forms for {sorted(got)}, exercises {sorted(want)}")
+    assert not leaks, "\n".join(leaks)
+    assert not missing, "\n".join(missing)
+
+
+WIDTHS = (360, 1400)  # a phone, a wide screen
+_OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const lines = [...document.querySelectorAll('.lk-recall-line, .lk-answer')]
+    .filter((e) => e.getBoundingClientRect().right > width + 0.5).length;
+  return {scroll: document.documentElement.scrollWidth, width, lines};
+}"""
+
+
+def test_nothing_runs_off_the_page(site, browser):
+    """At a phone's 360 px and at 1400 px, no page is wider than the window (recall lines,
+    forms, inline code, tables and headings wrap or scroll inside themselves)."""
+    page, seen = offline_page(browser, (WIDTHS[0], 800))
+    wide = []
+    for name in site.pages:
+        if name in ("search.html", "genindex.html"):
+            continue
+        page.goto(site.url + name, wait_until="load", timeout=120_000)
+        page.evaluate("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        for width in WIDTHS:  # one load, the window resized: the page lays itself out again
+            page.set_viewport_size({"width": width, "height": 800})
+            facts = page.evaluate(_OVERFLOW)
+            if facts["scroll"] > facts["width"] or facts["lines"]:
+                wide.append(f"{name} at {width} px: {facts}")
+                _shot(page, f"wide-{width}-{name}")
+    assert not wide, "\n".join(wide)
+    assert not seen.refused, seen  # (a favicon aborted by the next page's load is no fault)
     page.context.close()

@@ -43,8 +43,8 @@ import torch
 from lecturekit.utils.checks import check_choice, check_non_negative_int, check_str, did_you_mean
 from lecturekit.utils.claims import Verdict, close
 
-__all__ = ["KINDS", "Exercise", "Expected", "NotYet", "answer_hashes", "as_mask", "as_tensor",
-           "canonical", "check", "same_values",
+__all__ = ["KINDS", "SALT", "Exercise", "Expected", "NotYet", "PageAnswer", "answer_hashes",
+           "as_mask", "as_tensor", "canonical", "check", "form_hash", "same_values",
            "exercise", "exercise_ids", "get", "grade", "hint", "is_recall", "lecture_notebook",
            "lectures", "progress",
            "register", "register_lecture", "reset", "run_student", "solved", "status"]  # fmt: skip
@@ -83,10 +83,30 @@ class Expected:
 
 
 @dataclass(frozen=True)
+class PageAnswer:
+    """A checker exercise's answer as a short value, for the course website, which checks
+    answers without a kernel (``lecturekit_publish.answers``): the ``value`` the checker accepts,
+    judged as an ``Expected`` of this ``kind`` and ``precision`` would judge it, and ``traps``,
+    wrong values whose own "not yet" message (the checker's) the page shows. Only hashes of
+    them reach the page."""
+
+    kind: str
+    value: object
+    precision: int = 0
+    traps: tuple[object, ...] = ()
+
+    def __post_init__(self):
+        check_choice("kind", self.kind, KINDS)
+        check_non_negative_int("precision", self.precision)
+
+
+@dataclass(frozen=True)
 class Exercise:
     """One exercise: ``id`` ("NN.k"), a short ``title``, ``hints`` (revealed one at a time) and
     either ``expected`` (hashed) or ``checker(answer, **context) -> message``. ``correct`` is
-    the message printed for a right hashed answer (``{answer}`` is replaced by the answer)."""
+    the message printed for a right hashed answer (``{answer}`` is replaced by the answer).
+    ``page``, for a checker without context whose answer is a short value, computes that value
+    (a ``PageAnswer``) so the website can check it too."""
 
     id: str
     title: str
@@ -94,6 +114,7 @@ class Exercise:
     expected: Expected | None = None
     checker: Callable[..., str] | None = None
     correct: str = "{answer}"
+    page: Callable[[], PageAnswer] | None = None
     context: tuple[str, ...] = field(default=(), init=False)
 
     def __post_init__(self):
@@ -107,6 +128,8 @@ class Exercise:
             params = inspect.signature(self.checker).parameters.values()
             needed = tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
             object.__setattr__(self, "context", needed)
+        if self.page is not None and (self.checker is None or self.context):
+            raise ValueError(f"exercise {self.id}: page= is for a checker without context")
 
     @property
     def lecture(self) -> str:
@@ -157,12 +180,16 @@ def register(ex: Exercise) -> Exercise:
 
 
 def exercise(
-    exercise_id: str, title: str, hints: Iterable[str]
+    exercise_id: str,
+    title: str,
+    hints: Iterable[str],
+    page: Callable[[], PageAnswer] | None = None,
 ) -> Callable[[Callable[..., str]], Callable[..., str]]:
-    """Decorator: register the function as the checker of a new exercise."""
+    """Decorator: register the function as the checker of a new exercise (``page``: see
+    ``Exercise``)."""
 
     def wrap(checker: Callable[..., str]) -> Callable[..., str]:
-        register(Exercise(exercise_id, title, tuple(hints), checker=checker))
+        register(Exercise(exercise_id, title, tuple(hints), checker=checker, page=page))
         return checker
 
     return wrap
@@ -282,7 +309,9 @@ def canonical(kind: str, value: object, precision: int = 0) -> list[list[str]]:
     return [["|".join(forms)]]
 
 
-def _hash(exercise_id: str, kind: str, part: int, form: str) -> str:
+def form_hash(exercise_id: str, kind: str, part: int, form: str) -> str:
+    """The salted hash of one canonical form (``canonical``) of part ``part`` of an answer; the
+    website's checker (``lecturekit_publish``'s ``lk-answers.js``) computes the same."""
     text = f"{SALT}|{exercise_id}|{kind}|{part}|{form}"
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
@@ -299,7 +328,11 @@ def answer_hashes(
         parts = canonical(kind, value, precision)
     except NotYet as err:
         raise ValueError(f"value cannot be a {kind} answer: {err}") from None
-    return tuple(_hash(exercise_id, kind, i, forms[0]) for i, forms in enumerate(parts))
+    return tuple(form_hash(exercise_id, kind, i, forms[0]) for i, forms in enumerate(parts))
+
+
+def _to(precision: int) -> str:
+    return f"to {precision} decimals" if precision else "as whole numbers"
 
 
 def _judge_expected(ex: Exercise, answer: object) -> str:
@@ -310,15 +343,13 @@ def _judge_expected(ex: Exercise, answer: object) -> str:
             raise NotYet(f"expected {len(exp.hashes)} numbers, got {len(parts)}")
         wrong = [
             i for i, forms in enumerate(parts)
-            if not any(_hash(ex.id, exp.kind, i, f) == exp.hashes[i] for f in forms)
+            if not any(form_hash(ex.id, exp.kind, i, f) == exp.hashes[i] for f in forms)
         ]  # fmt: skip
         if wrong:
             which = ", ".join(str(i + 1) for i in wrong)
-            raise NotYet(
-                f"number {which} of {len(parts)} is not right (to {exp.precision} decimals)"
-            )
-    elif not any(_hash(ex.id, exp.kind, 0, f) in exp.hashes for f in parts[0]):
-        what = f" (compared to {exp.precision} decimals)" if exp.kind == "float" else ""
+            raise NotYet(f"number {which} of {len(parts)} is not right ({_to(exp.precision)})")
+    elif not any(form_hash(ex.id, exp.kind, 0, f) in exp.hashes for f in parts[0]):
+        what = f" (compared {_to(exp.precision)})" if exp.kind == "float" else ""
         raise NotYet(f"that is not the expected answer{what}")
     shown = answer
     if exp.kind in ("float", "floats"):

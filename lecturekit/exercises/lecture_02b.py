@@ -13,6 +13,7 @@ import torch
 
 from lecturekit.exercises.core import (
     NotYet,
+    PageAnswer,
     as_tensor,
     exercise,
     register_lecture,
@@ -89,6 +90,19 @@ def _collapse(answer: object) -> str:
     )
 
 
+def _mlp_counts() -> tuple[int, int]:
+    """The parameters of MLPScore(128, 128, 128) and of AdditiveScore(128, 128, 128)."""
+    from lecturekit.attention import AdditiveScore, MLPScore
+
+    return (sum(p.numel() for p in MLPScore(128, 128, 128).parameters()),
+            sum(p.numel() for p in AdditiveScore(128, 128, 128).parameters()))  # fmt: skip
+
+
+def _mlp_page() -> PageAnswer:
+    mlp, additive = _mlp_counts()
+    return PageAnswer("int", mlp, traps=(additive,))
+
+
 @exercise(
     "02b.3",
     "the parameters of the MLP score",
@@ -97,14 +111,12 @@ def _collapse(answer: object) -> str:
         "The default MLPScore adds a second tanh layer (A, A) and biases in both hidden "
         "layers (A each): count them with sum(p.numel() for p in m.parameters()) to check.",
     ),
+    page=_mlp_page,
 )
 def _mlp_params(answer: object) -> str:
-    from lecturekit.attention import AdditiveScore, MLPScore
-
     if isinstance(answer, bool) or not isinstance(answer, int):
         raise NotYet(f"give a whole number of parameters, got {type(answer).__name__}")
-    mlp = sum(p.numel() for p in MLPScore(128, 128, 128).parameters())
-    additive = sum(p.numel() for p in AdditiveScore(128, 128, 128).parameters())
+    mlp, additive = _mlp_counts()
     if answer == additive:
         raise NotYet("that is the additive score's count: the default MLP has a second layer")
     if answer != mlp:

@@ -16,6 +16,7 @@ import torch
 
 from lecturekit.exercises.core import (
     NotYet,
+    PageAnswer,
     as_mask,
     as_tensor,
     exercise,
@@ -232,37 +233,48 @@ def _zero_weights(answer: object) -> str:
     return "a weight is exactly 0 when its key (column) is padding, for every query"
 
 
+def _norm_counts() -> tuple[tuple[int, int], tuple[int, int]]:
+    """(means, numbers per mean) of LayerNorm and of BatchNorm on h of shape (32, 10, 512)."""
+    h = torch.zeros(32, 10, 512)  # (B, T, D)
+    ln_means = h.mean(dim=-1)  # LayerNorm: one mean per token, over its D features
+    bn_means = h.mean(dim=(0, 1))  # BatchNorm: one mean per feature, over the B * T tokens
+    return ((ln_means.numel(), h.numel() // ln_means.numel()),
+            (bn_means.numel(), h.numel() // bn_means.numel()))  # fmt: skip
+
+
+def _norm_page() -> PageAnswer:
+    layer_norm, batch_norm = _norm_counts()
+    return PageAnswer("floats", layer_norm, traps=(batch_norm,))
+
+
 @exercise(
     "06.4",
     "what LayerNorm averages over",
     hints=(
-        "LayerNorm normalises each token's vector on its own, over its features (section 6's "
-        "box, Conventions vs the slides).",
+        "LayerNorm normalises each token's vector on its own, over its features.",
         "h.mean(dim=-1) on a (32, 10, 512) tensor: how many numbers does it return, and how "
         "many numbers went into each?",
     ),
+    page=_norm_page,
 )
 def _layer_norm_counts(answer: object) -> str:
     try:
         n_means, per_mean = (int(a) for a in answer)
     except (TypeError, ValueError):
         raise NotYet("give a pair of whole numbers: answer = (number_of_means, per_mean)") from None
-    h = torch.zeros(32, 10, 512)  # (B, T, D)
-    ln_means = h.mean(dim=-1)  # LayerNorm: one mean per token, over its D features
-    bn_means = h.mean(dim=(0, 1))  # BatchNorm: one mean per feature, over the B * T tokens
-    truth = (ln_means.numel(), h.numel() // ln_means.numel())
+    truth, batch_norm = _norm_counts()
     if (n_means, per_mean) == truth:
         return (
             f"{truth[0]} means, one per token, each over its {truth[1]} features. BatchNorm "
-            f"would compute {bn_means.numel()} means over {h.numel() // bn_means.numel()} "
-            "numbers each: the deck's 'B inputs'"
+            f"would compute {batch_norm[0]} means over {batch_norm[1]} numbers each: the "
+            "deck's 'B inputs'"
         )
-    if (n_means, per_mean) == (bn_means.numel(), h.numel() // bn_means.numel()):
+    if (n_means, per_mean) == batch_norm:
         raise NotYet(
             "that is BatchNorm: one mean per feature over the tokens of the batch (the deck's "
             "'B is the number of inputs'), not LayerNorm"
         )
-    if n_means * per_mean != h.numel():
+    if n_means * per_mean != truth[0] * truth[1]:
         raise NotYet(
             "the means times the numbers in each should cover every number of h exactly once"
         )

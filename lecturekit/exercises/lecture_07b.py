@@ -12,7 +12,14 @@ import math
 
 import torch
 
-from lecturekit.exercises.core import NotYet, exercise, register_lecture, run_student
+from lecturekit.exercises.core import (
+    NotYet,
+    PageAnswer,
+    canonical,
+    exercise,
+    register_lecture,
+    run_student,
+)
 
 register_lecture("07b", "07b_beam_search_measured")
 
@@ -62,6 +69,24 @@ def _rerank(answer: object) -> str:
     )
 
 
+def _gnmt_thresholds() -> tuple[float, float]:
+    """alpha* of the GNMT penalty ((5 + |y|) / 6) ** alpha, and of |y| ** alpha (exercise 07.2),
+    on the pie table: the smallest alpha that returns the full sentence."""
+    from lecturekit.decoding import beam_search
+    from lecturekit.experiments.examples import pie_example
+
+    _, step = pie_example()
+    raw = beam_search(step, 0, 1, beam_size=3, max_len=10)
+    short, full = raw[0], raw[1]  # "he hit me </s>", "he hit me with a pie </s>"
+    ratio = math.log(full.score / short.score)
+    return ratio / math.log(2 / 1.5), ratio / math.log(7 / 4)
+
+
+def _gnmt_page() -> PageAnswer:
+    gnmt, plain = _gnmt_thresholds()
+    return PageAnswer("float", gnmt, precision=3, traps=(plain,))
+
+
 @exercise(
     "07b.2",
     "GNMT's threshold on the pie table",
@@ -71,45 +96,36 @@ def _rerank(answer: object) -> str:
         "Set s_short / 1.5**alpha = s_full / 2**alpha; both scores are negative, so "
         "alpha* = ln(s_full / s_short) / ln(2 / 1.5).",
     ),
+    page=_gnmt_page,
 )
 def _gnmt_threshold(answer: object) -> str:
-    from lecturekit.decoding import beam_search
-    from lecturekit.experiments.examples import pie_example
-
-    _, step = pie_example()
-    raw = beam_search(step, 0, 1, beam_size=3, max_len=10)
-    short, full = raw[0], raw[1]  # "he hit me </s>", "he hit me with a pie </s>"
-    truth = math.log(full.score / short.score) / math.log(2 / 1.5)
+    truth, plain = _gnmt_thresholds()
     if isinstance(answer, bool) or not isinstance(answer, (int, float)):
         raise NotYet(f"give a number (alpha*), got {type(answer).__name__}")
-    if round(float(answer), 3) == round(truth, 3):
+    forms = canonical("float", answer, 3)[0]  # within one unit of the third decimal
+    if canonical("float", truth, 3)[0][0] in forms:
         return (
             f"alpha* = {truth:.3f}: the GNMT penalty with the usual alpha = 0.6 is past it, so "
             "it returns the full sentence; the |y|**alpha threshold (exercise 07.2) is lower, "
             "since (5 + |y|) / 6 grows more slowly than |y|"
         )
-    plain = math.log(full.score / short.score) / math.log(7 / 4)
-    if round(float(answer), 3) == round(plain, 3):
+    if canonical("float", plain, 3)[0][0] in forms:
         raise NotYet(
             "that is the threshold of |y|**alpha (exercise 07.2): GNMT divides by "
             "((5 + |y|) / 6)**alpha"
         )
-    raise NotYet("not yet: solve s_short / lp(4) = s_full / lp(7) for alpha (3 decimals)")
+    raise NotYet("solve s_short / lp(4) = s_full / lp(7) for alpha (3 decimals)")
 
 
-@exercise(
-    "07b.3",
-    "how many prefixes go through the decoder",
-    hints=(
-        "Step 1 extends only <s>: one prefix. From step 2 on the beam holds k hypotheses, and "
-        "every step runs all of them through the decoder in one call.",
-        "Greedy search runs one prefix per step.",
-    ),
-)
-def _prefixes(answer: object) -> str:
+_BEAM, _LENGTH = 5, 12  # exercise 07b.3's beam size and output length
+
+
+def _prefix_counts() -> tuple[int, int]:
+    """The prefixes beam search (k = 5) and greedy search run through a decoder that ends every
+    output at step 12, counted by running both searches."""
     from lecturekit.decoding import beam_search, greedy_search
 
-    k, T, V = 5, 12, 8
+    k, T, V = _BEAM, _LENGTH, 8
     rows = []
 
     def step(prefix_ids: torch.Tensor) -> torch.Tensor:  # </s> (id 1) only at step T
@@ -124,7 +140,27 @@ def _prefixes(answer: object) -> str:
     beam_search(step, 0, 1, beam_size=k, max_len=T)
     beam_rows, rows[:] = sum(rows), []
     greedy_search(step, 0, 1, max_len=T)
-    greedy_rows = sum(rows)
+    return beam_rows, sum(rows)
+
+
+def _prefix_page() -> PageAnswer:
+    beam_rows, greedy_rows = _prefix_counts()
+    return PageAnswer("floats", (beam_rows, greedy_rows), traps=((_BEAM * _LENGTH, greedy_rows),))
+
+
+@exercise(
+    "07b.3",
+    "how many prefixes go through the decoder",
+    hints=(
+        "Step 1 extends only <s>: one prefix. From step 2 on the beam holds k hypotheses, and "
+        "every step runs all of them through the decoder in one call.",
+        "Greedy search runs one prefix per step.",
+    ),
+    page=_prefix_page,
+)
+def _prefixes(answer: object) -> str:
+    k, T = _BEAM, _LENGTH
+    beam_rows, greedy_rows = _prefix_counts()
     try:
         got = tuple(int(a) for a in answer)
         if len(got) != 2:
@@ -141,4 +177,4 @@ def _prefixes(answer: object) -> str:
         raise NotYet("step 1 has only one hypothesis to extend, <s>: count it once")
     if got[1] != greedy_rows:
         raise NotYet("greedy search runs one prefix through the decoder per output step")
-    raise NotYet("not yet: count the prefixes step by step")
+    raise NotYet("count the prefixes step by step")

@@ -19,6 +19,7 @@ from lecturekit.exercises.core import (
     Exercise,
     Expected,
     NotYet,
+    PageAnswer,
     exercise,
     register,
     register_lecture,
@@ -55,6 +56,24 @@ def _word_pair(answer: object, what: str) -> tuple[str, str]:
     return answer[0].strip().lower(), answer[1].strip().lower()
 
 
+def _two_words() -> tuple[str, str]:
+    """BERT's top word for "every morning the [MASK] quacks at the sun", and the LM's top next
+    token after "every morning the"."""
+    from lecturekit.models.bert import fill_mask
+
+    bert, lm, tok = _models()
+    bert_top = fill_mask(bert, tok, "every morning the [MASK] quacks at the sun", k=1)[0][0][0]
+    ids = tok.encode_pair("every morning the")[0][:-1]  # drop the final [SEP]
+    with torch.no_grad():
+        lm_top = tok.vocab[int(lm(torch.tensor([ids]))[0][0, -1].argmax())]
+    return bert_top, lm_top
+
+
+def _two_words_page() -> PageAnswer:
+    bert_top, lm_top = _two_words()
+    return PageAnswer("words", (bert_top, lm_top), traps=((lm_top, bert_top),))
+
+
 @exercise(
     "08b.1",
     "one sentence, two models",
@@ -65,16 +84,11 @@ def _word_pair(answer: object, what: str) -> tuple[str, str]:
         "BERT reads the verb to the right of the blank; the LM cannot, so it answers what "
         "most often followed those words in training.",
     ),
+    page=_two_words_page,
 )
 def _two_models(answer: object) -> str:
-    from lecturekit.models.bert import fill_mask
-
-    bert, lm, tok = _models()
     bert_word, lm_word = _word_pair(answer, '("BERT\'s word", "the LM\'s word")')
-    bert_top = fill_mask(bert, tok, "every morning the [MASK] quacks at the sun", k=1)[0][0][0]
-    ids = tok.encode_pair("every morning the")[0][:-1]  # drop the final [SEP]
-    with torch.no_grad():
-        lm_top = tok.vocab[int(lm(torch.tensor([ids]))[0][0, -1].argmax())]
+    bert_top, lm_top = _two_words()
     checks = [("BERT's", bert_word, bert_top), ("the LM's", lm_word, lm_top)]
     wrong = [name for name, got, want in checks if got != want]
     if wrong:

@@ -15,6 +15,7 @@ from lecturekit.exercises.core import (
     Exercise,
     Expected,
     NotYet,
+    PageAnswer,
     as_tensor,
     exercise,
     register,
@@ -37,6 +38,19 @@ def _int_pair(answer: object, what: str) -> tuple[int, int]:
     return pair
 
 
+def _vit_huge_sequence() -> tuple[int, int]:
+    """(N, patch_dim) of a 224 x 224 RGB image cut into 14 x 14 patches."""
+    from lecturekit.patches import patchify
+
+    n, dim = patchify(torch.zeros(1, 3, 224, 224), 14).shape[1:]
+    return int(n), int(dim)
+
+
+def _vit_huge_page() -> PageAnswer:
+    n, dim = _vit_huge_sequence()
+    return PageAnswer("floats", (n, dim))
+
+
 @exercise(
     "09.1",
     "ViT-Huge's sequence",
@@ -44,12 +58,11 @@ def _int_pair(answer: object, what: str) -> tuple[int, int]:
         "Section 1: N = HW / P^2 patches, each flattened to P * P * C numbers.",
         "An RGB image has C = 3 channels; ViT-H/14 cuts it into 14 x 14 patches.",
     ),
+    page=_vit_huge_page,
 )
 def _sequence(answer: object) -> str:
-    from lecturekit.patches import patchify
-
     n, dim = _int_pair(answer, "N, patch_dim")
-    want_n, want_dim = patchify(torch.zeros(1, 3, 224, 224), 14).shape[1:]
+    want_n, want_dim = _vit_huge_sequence()
     if n != want_n:
         raise NotYet("N, the number of patches, is not right yet (the first number)")
     if dim != want_dim:

@@ -13,7 +13,14 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from lecturekit.exercises.core import NotYet, as_tensor, exercise, register_lecture, run_student
+from lecturekit.exercises.core import (
+    NotYet,
+    PageAnswer,
+    as_tensor,
+    exercise,
+    register_lecture,
+    run_student,
+)
 
 register_lecture("09b", "09b_vit_inductive_bias")
 
@@ -158,6 +165,11 @@ def _pairs(grid: int, dr: int, dc: int) -> int:
                for a in cells for b in cells)  # fmt: skip
 
 
+def _pairs_page() -> PageAnswer:
+    truth = _pairs(4, 1, 1)
+    return PageAnswer("int", truth, traps=(truth // 2,))
+
+
 @exercise(
     "09b.3",
     "the pairs behind one entry",
@@ -167,6 +179,7 @@ def _pairs(grid: int, dr: int, dc: int) -> int:
         "A pair of patches is a pair of rows and a pair of columns, chosen independently: "
         "multiply the two counts.",
     ),
+    page=_pairs_page,
 )
 def _pairs_count(answer: object) -> str:
     try:

@@ -9,9 +9,23 @@ from __future__ import annotations
 
 import math
 
-from lecturekit.exercises.core import NotYet, exercise, register_lecture, run_student
+from lecturekit.exercises.core import NotYet, PageAnswer, exercise, register_lecture, run_student
 
 register_lecture("10b", "10b_transformer_measured")
+
+
+def _long_counts() -> tuple[int, int, int]:
+    """Training pairs with >= 55 source words, with > 55, and test pairs with >= 55."""
+    from lecturekit.datasets.translation import default_data
+
+    data = default_data()
+    return (sum(len(p.src) >= 55 for p in data.train), sum(len(p.src) > 55 for p in data.train),
+            sum(len(p.src) >= 55 for p in data.test))  # fmt: skip
+
+
+def _long_page() -> PageAnswer:
+    truth, strict, test = _long_counts()
+    return PageAnswer("int", truth, traps=tuple(t for t in (strict, test) if t != truth))
 
 
 @exercise(
@@ -21,6 +35,7 @@ register_lecture("10b", "10b_transformer_measured")
         "len(p.src) is the length of a source sentence; p runs over data.train.",
         "sum(len(p.src) >= 55 for p in data.train) counts them.",
     ),
+    page=_long_page,
 )
 def _long(answer: object) -> str:
     from lecturekit.datasets.translation import default_data
@@ -28,14 +43,13 @@ def _long(answer: object) -> str:
     data = default_data()
     if isinstance(answer, bool) or not isinstance(answer, int):
         raise NotYet(f"give a whole number of pairs, got {type(answer).__name__}")
-    truth = sum(len(p.src) >= 55 for p in data.train)
+    truth, strict, n_test = _long_counts()
     if answer != truth:
-        if answer == sum(len(p.src) > 55 for p in data.train):
+        if answer == strict:
             raise NotYet("55 words or more: a sentence of exactly 55 words counts too")
-        if answer == sum(len(p.src) >= 55 for p in data.test):
+        if answer == n_test:
             raise NotYet("that counts the test set: the question is about the training pairs")
         raise NotYet("that is not the number of training pairs with 55 or more source words")
-    n_test = sum(len(p.src) >= 55 for p in data.test)
     return (
         f"{truth} of {len(data.train):,} training pairs ({truth / len(data.train):.1%}); the "
         f"test set has {n_test} of {len(data.test):,}: the longest positions were rarely trained"
@@ -93,6 +107,15 @@ def _sign_test(answer: object) -> str:
     )
 
 
+_SOURCE, _TARGET, _LAYERS = 40, 41, 6  # exercise 10b.3's sentence lengths and N
+
+
+def _sequential_page() -> PageAnswer:
+    S, T, N = _SOURCE, _TARGET, _LAYERS
+    return PageAnswer("floats", (S + T, 2 * N),
+                      traps=((2 * S + T, 2 * N), (S, 2 * N), (S + T, N), (S + T, S + T)))  # fmt: skip
+
+
 @exercise(
     "10b.3",
     "steps one after the other",
@@ -102,13 +125,14 @@ def _sign_test(answer: object) -> str:
         "The Transformer computes a layer for every position at once: its forward pass is as "
         "deep as its layers, encoder and decoder.",
     ),
+    page=_sequential_page,
 )
 def _sequential(answer: object) -> str:
     try:
         rnn_steps, transformer_layers = (int(a) for a in answer)
     except (TypeError, ValueError):
         raise NotYet("give a pair of whole numbers: (rnn_steps, transformer_layers)") from None
-    S, T, N = 40, 41, 6
+    S, T, N = _SOURCE, _TARGET, _LAYERS
     if (rnn_steps, transformer_layers) == (S + T, 2 * N):
         return (
             f"{S} + {T} = {S + T} GRU steps against {2 * N} layers: the RNN's depth grows with "
@@ -123,4 +147,4 @@ def _sequential(answer: object) -> str:
         raise NotYet("N = 6 is each stack: the decoder's layers run after the encoder's")
     if transformer_layers in (N * (S + T), S + T):
         raise NotYet("a Transformer layer handles every position at once, whatever the length")
-    raise NotYet("not yet: count the RNN's steps and the Transformer's layers again")
+    raise NotYet("count the RNN's steps and the Transformer's layers again")

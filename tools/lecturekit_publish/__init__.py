@@ -10,6 +10,7 @@ It imports lecturekit (the widgets and recall blanks it renders); lecturekit nev
     python -m lecturekit_publish vendor | site | slides | student-release   # cli.py
     python -m lecturekit_publish.figures list | build   # the slide figures (make figures)
     lecturekit_publish.frames   # a widget's frames at every setting of its grid
+    lecturekit_publish.answers  # exercises and recall blanks answered in the page (lk-answers.js)
 """
 
 __version__ = "0.3.0"  # lecturekit's, released together (tests/publish/test_distribution.py)

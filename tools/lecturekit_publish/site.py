@@ -3,7 +3,8 @@
 ``make site`` runs ``python -m lecturekit_publish site``: the notebooks in ``notebooks/`` are
 copied to a staging folder and prepared for reading (each widget becomes a player over its
 pre-rendered frames, each figure an image file with its alt text, bertviz's scripts point at
-the site's own copies, test markers and the Colab set-up cell are left out), the deck
+the site's own copies, test markers and the Colab set-up cell are left out, each check cell
+becomes a form that checks the answer in the page, ``answers``), the deck
 companions (``companions/``, for instructors) likewise, a home page, the course map and the
 figure gallery are written next to them, and Jupyter Book 1 (Sphinx,
 execution off) turns them into HTML in ``site/``: navigation, search, light/dark, per-page Colab /
@@ -39,6 +40,7 @@ from pathlib import Path
 
 from lecturekit.viz.widgets import widget_controls
 from lecturekit_publish import vendor
+from lecturekit_publish.answers import check_cell_html
 from lecturekit_publish.frames import Image, StaticWidget, render_frames
 from lecturekit_publish.notebook import (
     WIDGET_VIEW,
@@ -52,11 +54,13 @@ __all__ = ["SiteReport", "build_site", "prepare_notebook", "player_html", "rende
            "repository_url"]  # fmt: skip
 
 STATIC = Path(__file__).resolve().parent / "static"  # the player's script and style
-SITE_STATIC = ("lk-player.js", "lk-player.css", "lk-favicon.svg")  # not the decks' (lk-slides.*)
+SITE_STATIC = ("lk-player.js", "lk-player.css", "lk-answers.js", "lk-answers.css",
+               "lk-favicon.svg")  # not the decks' (lk-slides.*)
 FRAMES_DIR = "lk-frames"  # under _static/
 IMAGES_DIR = "lk-images"
 _JUPYTER_BOOK = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
 _MARKER = re.compile(r"^\s*# NBVAL_[A-Z_]+.*\n?", re.M)
+_CHECKED = re.compile(r"^\d\d[a-z]?\.r?\d+ .*: (not attempted yet|not yet|correct)\b.*\n?", re.M)
 
 
 @dataclass
@@ -204,13 +208,37 @@ def _still(nb: dict, model_id: str, static_dir: Path) -> str:
             "notebook to play with it.</p></div>")  # fmt: skip
 
 
-def prepare_notebook(nb: dict, players: dict[int, str], static_dir: Path) -> dict:
+def _answerable(cell: dict, notebook: str, repository: str) -> None:
+    """A check cell's stored verdicts ("not attempted yet") give way to the page's form."""
+    form = check_cell_html(cell["source"], notebook, repository)
+    if form is None:
+        return
+    kept = []
+    for out in cell.get("outputs", []):
+        if out.get("output_type") == "stream":
+            text = _CHECKED.sub("", "".join(out.get("text", "")))
+            if not text.strip():
+                continue
+            out = {**out, "text": text}
+        kept.append(out)
+    kept.append({"output_type": "display_data", "metadata": {}, "data": {"text/html": form}})
+    cell["outputs"] = kept
+
+
+def prepare_notebook(
+    nb: dict,
+    players: dict[int, str],
+    static_dir: Path,
+    answers: tuple[str, str] | None = None,
+) -> dict:
     """A copy of ``nb`` made for reading on the site: widget output k becomes ``players[k]``
     (HTML; a widget without one shows the picture its saved state holds), every PNG an
     ``<img>`` of a file in ``static_dir`` with the alt text the notebook stored (its figure's
     titles and axes; for an image stored without one, the section it is in); bertviz's CDN
     scripts become the site's; ``# NBVAL_...`` marker lines and the Colab set-up cell are left
-    out (the download button still gives the notebook as it is)."""
+    out (the download button still gives the notebook as it is). ``answers`` = (the lecture's
+    file stem, the repository's URL): each check cell gets the page's answer form
+    (``lecturekit_publish.answers``)."""
     original, nb = nb, copy.deepcopy(nb)
     nb.get("metadata", {}).pop("widgets", None)
     k = 0
@@ -222,6 +250,8 @@ def prepare_notebook(nb: dict, players: dict[int, str], static_dir: Path) -> dic
             tags.append("remove-cell")
         source = "".join(cell["source"])
         cell["source"] = _MARKER.sub("", source)
+        if answers is not None:
+            _answerable(cell, *answers)
         for out in cell.get("outputs", []):
             data = out.get("data")
             if not data:
@@ -464,7 +494,7 @@ def build_site(
             spec = figures.widget_spec(name)
             players[spec.index] = player_html(name, rendered[name], f"_static/{FRAMES_DIR}/",
                                               static_dir / FRAMES_DIR)  # fmt: skip
-        nb = prepare_notebook(read_notebook(path), players, static_dir)
+        nb = prepare_notebook(read_notebook(path), players, static_dir, (path.stem, repository))
         (stage / path.name).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     companions = sorted((root / "companions").glob("*.ipynb"))
     say(f"preparing {len(companions)} deck companions")
