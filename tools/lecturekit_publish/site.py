@@ -321,6 +321,10 @@ def _home_page(root: Path, repository: str) -> str:
         "menus play here without Python (every setting drawn beforehand by the same code). The "
         "buttons at the top of a lecture open it in Colab or on Binder, or download the "
         "notebook (.ipynb) to run it yourself; `make lab` runs them all on a laptop, offline. "
+        "The recall blanks and every exercise whose answer is a value (a number, a word, a short "
+        "list) can be answered on the page: type it and press Check. The page compares salted "
+        "hashes, as the notebook's `check` does, so it never holds an answer, and Hint gives one "
+        "hint at a time; an exercise where you write code links its notebook on Colab and Binder. "
         "The [figure gallery](gallery.md) shows every slide figure; the "
         "[course map](course-map.md) maps each section of the five source decks to the "
         "lecture that teaches it.",
