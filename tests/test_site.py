@@ -355,7 +355,8 @@ def test_answers_are_checked_in_the_page_without_a_kernel(site, browser):
     first_hint = core.get("03.1").hints[0]
     assert box.locator(".lk-hints li").all_inner_texts() == [f"hint 1 of 2: {first_hint}"]
     assert _answer(page, "03.1", f"{a1:.5f}, {1 - a1:.4f}") == (
-        f"correct: softmax(14, 12) = ({a1:.4f}, {1 - a1:.4f}), the slides' 0.88 and 0.12")
+        f"correct: softmax(14, 12) = ({a1:.4f}, {1 - a1:.4f}), the slides' 0.88 and 0.12"
+    )
     assert "lk-correct" in box.get_attribute("class")
 
     assert _answer(page, "03.r2", " Lower-Dimensional ").startswith("correct: “The query/key")
@@ -373,7 +374,7 @@ def test_answers_are_checked_in_the_page_without_a_kernel(site, browser):
     for k in range(len(hints)):  # one hint a click, as hint("03.3") gives them
         code.locator(".lk-hint-button").click()
         shown = code.locator(".lk-hints li:not(.lk-solution)").all_inner_texts()
-        assert shown == [f"hint {i + 1} of {len(hints)}: {h}" for i, h in enumerate(hints[:k + 1])]
+        assert shown == [f"hint {i + 1} of {len(hints)}: {h}" for i, h in enumerate(hints[: k + 1])]
     assert code.locator(".lk-hint-button").is_disabled()
     assert "worked solution is in solutions/03_self_attention.ipynb" in code.inner_text()
     _shot(page, "answers-03")
@@ -384,21 +385,29 @@ def test_answers_are_checked_in_the_page_without_a_kernel(site, browser):
     page.goto(site.url + "04_multi_head_attention.html", wait_until="load", timeout=120_000)
     page.wait_for_selector('[data-lk-exercise="04.3"][data-lk-ready]', timeout=60_000)
     assert _answer(page, "04.3", f"{4 * 768**2 + 4 * 768:,}").startswith(
-        f"correct: {4 * 768**2 + 4 * 768} parameters = 4 * 768^2 + 4 * 768")
+        f"correct: {4 * 768**2 + 4 * 768} parameters = 4 * 768^2 + 4 * 768"
+    )
     assert _answer(page, "04.3", str(4 * 768**2)) == "not yet: that is not the expected answer"
     page.goto(site.url + "02b_scoring_in_depth.html", wait_until="load", timeout=120_000)
     page.wait_for_selector('[data-lk-exercise="02b.3"][data-lk-ready]', timeout=60_000)
     value = core.get("02b.3").page()
-    assert _answer(page, "02b.3", str(value.value)) == f"correct: {core.grade('02b.3', value.value)}"
+    assert (
+        _answer(page, "02b.3", str(value.value)) == f"correct: {core.grade('02b.3', value.value)}"
+    )
     assert _answer(page, "02b.3", str(value.traps[0])) == (
-        "not yet: that is the additive score's count: the default MLP has a second layer")
+        "not yet: that is the additive score's count: the default MLP has a second layer"
+    )
     assert not seen.refused and not seen.failed and not seen.errors, seen
     page.context.close()
 
 
 def _answer_data(text: str) -> list[dict]:
-    return [json.loads(m.replace("<\\/", "</")) for m in re.findall(
-        r'<script type="application/json" class="lk-answer-data">(.*?)</script>', text)]
+    return [
+        json.loads(m.replace("<\\/", "</"))
+        for m in re.findall(
+            r'<script type="application/json" class="lk-answer-data">(.*?)</script>', text
+        )
+    ]
 
 
 def test_every_lecture_page_has_its_forms_and_no_answer_in_clear(site):
@@ -418,8 +427,11 @@ def test_every_lecture_page_has_its_forms_and_no_answer_in_clear(site):
         secrets.add(f"the deck's word: {b.answers[0]}")
     # answers the lecture does not print itself (03.1's softmax(14, 12) is lecture 03's own
     # worked example): 04.3 computed here, two checker exercises' values; none may be in clear
-    known = {"04": [4 * 768**2 + 4 * 768], "02b": [core.get("02b.3").page().value],
-             "10b": [core.get("10b.1").page().value]}
+    known = {
+        "04": [4 * 768**2 + 4 * 768],
+        "02b": [core.get("02b.3").page().value],
+        "10b": [core.get("10b.1").page().value],
+    }
     notebooks = {p.stem: p for p in (ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")}
     leaks, missing = [], []
     for name in site.pages:

@@ -112,8 +112,8 @@ _SOURCE, _TARGET, _LAYERS = 40, 41, 6  # exercise 10b.3's sentence lengths and N
 
 def _sequential_page() -> PageAnswer:
     S, T, N = _SOURCE, _TARGET, _LAYERS
-    return PageAnswer("floats", (S + T, 2 * N),
-                      traps=((2 * S + T, 2 * N), (S, 2 * N), (S + T, N), (S + T, S + T)))  # fmt: skip
+    traps = ((2 * S + T, 2 * N), (S, 2 * N), (S + T, N), (S + T, S + T))
+    return PageAnswer("floats", (S + T, 2 * N), traps=traps)
 
 
 @exercise(

@@ -34,8 +34,11 @@ def js(chromium):
 
 
 def _canonical_js(js, kind, raw, precision):
-    return js.evaluate("([k, r, p]) => { try { return window.lkAnswers.canonical(k, r, p); } "
-                       "catch (e) { return 'not yet: ' + e.message; } }", [kind, raw, precision])
+    return js.evaluate(
+        "([k, r, p]) => { try { return window.lkAnswers.canonical(k, r, p); } "
+        "catch (e) { return 'not yet: ' + e.message; } }",
+        [kind, raw, precision],
+    )
 
 
 def _same_forms(got, want):  # at an exact tie the two languages list the two forms in turn
@@ -101,9 +104,15 @@ def _spec(exercise_id, kind, precision, value, correct="{answer}: well done"):
 
 
 def _python(exercise_id, kind, precision, value, answer, correct="{answer}: well done"):
-    ex = core.Exercise(exercise_id, "t", ("h",), correct=correct,
-                       expected=core.Expected(kind, core.answer_hashes(exercise_id, kind, value,
-                                                                       precision), precision))
+    ex = core.Exercise(
+        exercise_id,
+        "t",
+        ("h",),
+        correct=correct,
+        expected=core.Expected(
+            kind, core.answer_hashes(exercise_id, kind, value, precision), precision
+        ),
+    )
     try:
         return {"ok": True, "message": core._judge_expected(ex, answer)}
     except core.NotYet as err:
@@ -141,7 +150,9 @@ def test_every_recall_blank_accepts_its_words_and_no_other(js, blank):
     assert wrong == {"ok": False, "message": "that is not the word the deck has in mind"}
 
 
-@pytest.mark.parametrize("exercise_id", [i for i in core.exercise_ids() if core.get(i).page])
+@pytest.mark.parametrize(
+    "exercise_id", [i for i in core.exercise_ids() if core.get(i).page and not i.startswith("99.")]
+)  # (tests add lecture 99)
 def test_a_checker_exercise_is_judged_in_the_page_as_in_the_notebook(js, exercise_id):
     ex = core.get(exercise_id)
     page = ex.page()

@@ -64,14 +64,15 @@ def encode(text: str, exercise_id: str, what: str) -> str:
     """``text`` (UTF-8) XOR a key stream of ``exercise_id`` and ``what`` ("ok", "hint1", ...),
     in base64: not in clear in the page; ``lk-answers.js`` decodes it when it is asked for."""
     data = text.encode()
-    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _key_stream(exercise_id, what,
-                                                                             len(data))))).decode()  # fmt: skip
+    stream = _key_stream(exercise_id, what, len(data))
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, stream, strict=True))).decode()
 
 
 def decode(blob: str, exercise_id: str, what: str) -> str:
     """The inverse of ``encode`` (for tests)."""
     data = base64.b64decode(blob)
-    return bytes(a ^ b for a, b in zip(data, _key_stream(exercise_id, what, len(data)))).decode()
+    stream = _key_stream(exercise_id, what, len(data))
+    return bytes(a ^ b for a, b in zip(data, stream, strict=True)).decode()
 
 
 # ------------------------------------------------------------------------------ the specs
@@ -169,8 +170,10 @@ def _notebook_reason(ex: core.Exercise, source: str) -> str:
     if ex.context:
         names = ", ".join(ex.context)
         return f"Its check needs what the notebook builds ({names}): run this one in the notebook"
-    return ("Its answer is computed in the notebook (a tensor, a table or a model's output): "
-            "run this one in the notebook")
+    return (
+        "Its answer is computed in the notebook (a tensor, a table or a model's output): "
+        "run this one in the notebook"
+    )
 
 
 def _exercise_html(ex_id: str, source: str, links: dict[str, str]) -> str:
@@ -214,13 +217,16 @@ def _recall_html(ids: list[str], links: dict[str, str]) -> str:
             f"{html.escape(spec['after'])} "
             f'<span class="lk-recall-buttons"><button type="submit" class="lk-check-button">'
             f'Check</button><button type="button" class="lk-hint-button">Hint</button></span>'
-            f"</form>"
-            f'<p class="lk-verdict" role="status" aria-live="polite"></p><ol class="lk-hints"></ol>'
+            "</form>"
+            '<p class="lk-verdict" role="status" aria-live="polite"></p><ol class="lk-hints"></ol>'
             f'<script type="application/json" class="lk-answer-data">{_json(spec)}</script></li>'
         )  # fmt: skip
-    return (f'<div class="lk-recall"><p class="lk-answer-how">Fill each blank and press Check '
-            "(or Enter): case, spaces and hyphens do not matter, synonyms are accepted. Hint "
-            "gives a clue, then the deck's word.</p><ol>" + "".join(items) + "</ol></div>")  # fmt: skip
+    how = (
+        "Fill each blank and press Check (or Enter): case, spaces and hyphens do not matter, "
+        "synonyms are accepted. Hint gives a clue, then the deck's word."
+    )
+    return (f'<div class="lk-recall"><p class="lk-answer-how">{how}</p><ol>' + "".join(items)
+            + "</ol></div>")  # fmt: skip
 
 
 def check_cell_html(source: str, notebook: str, repository: str) -> str | None:

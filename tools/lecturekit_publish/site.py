@@ -54,8 +54,13 @@ __all__ = ["SiteReport", "build_site", "prepare_notebook", "player_html", "rende
            "repository_url"]  # fmt: skip
 
 STATIC = Path(__file__).resolve().parent / "static"  # the player's script and style
-SITE_STATIC = ("lk-player.js", "lk-player.css", "lk-answers.js", "lk-answers.css",
-               "lk-favicon.svg")  # not the decks' (lk-slides.*)
+SITE_STATIC = (
+    "lk-player.js",
+    "lk-player.css",
+    "lk-answers.js",
+    "lk-answers.css",
+    "lk-favicon.svg",
+)  # not the decks' (lk-slides.*)
 FRAMES_DIR = "lk-frames"  # under _static/
 IMAGES_DIR = "lk-images"
 _JUPYTER_BOOK = "import sys; from jupyter_book.cli.main import main; sys.exit(main())"
