@@ -136,13 +136,13 @@ def pytest_runtest_makereport(item, call):
 # together: pytest-xdist's own order (most tests first) started the wheel and nbgrader files,
 # six and five minutes long with a handful of tests each, last.
 FILE_SECONDS = {  # CI, 2026-11-29; the browser file builds the wheel's venv and runs notebooks/
-    "tests/test_nbgrader.py": 395,
     "tests/test_browser.py": 380,
-    "tests/test_slides.py": 225,
-    "tests/test_site.py": 130,
+    "tests/test_nbgrader.py": 335,
+    "tests/test_site.py": 210,
+    "tests/test_slides.py": 205,
     "tests/test_binder.py": 90,
-    "tests/figures/test_figures.py": 80,
-    "tests/test_hub.py": 67,
+    "tests/figures/test_figures.py": 77,
+    "tests/test_hub.py": 40,
     "tests/test_wheel.py": 15,  # checks in the venv the browser file built
 }
 NOTEBOOK_SECONDS = 20  # a notebook under nbval, kernel start-up included

@@ -146,9 +146,16 @@ class Hub:
         return (self.tmp / "hub.log").read_text()[-4000:]
 
     def server_ready(self, user: str) -> bool:
+        """The hub calls the server ready, and the proxy routes to it: the server's own API
+        answers (a request the proxy sends to the hub instead gets the hub's 404 page, as
+        nbgitpuller's call once did in CI when it came right after "ready")."""
         info = self.api.get(f"{self.url}/hub/api/users/{user}", timeout=10).json()
         server = info.get("servers", {}).get("")
-        return bool(server and server.get("ready"))
+        if not (server and server.get("ready")):
+            return False
+        r = self.api.get(f"{self.url}/user/{user}/api", timeout=10)
+        return r.ok and r.headers.get("content-type", "").startswith("application/json") and \
+            "version" in r.json()  # fmt: skip
 
     def start(self, user: str) -> None:
         r = self.api.post(f"{self.url}/hub/api/users/{user}/server", timeout=30)
